@@ -1,0 +1,34 @@
+"""error-to-action: turn any failure into what it means and what happens next."""
+
+from errors._classify import Verdict, classify, error_to_action
+from errors._exceptions import (
+    BadUpstreamData,
+    DeadlineExceeded,
+    InvalidInput,
+    NotFound,
+    ResponseTooLarge,
+    SourceSkipped,
+    ToolError,
+    UpstreamError,
+    UpstreamStatus,
+)
+from errors._redact import redact
+from errors._schema import Action, ErrorAction
+
+__all__ = [
+    "Action",
+    "BadUpstreamData",
+    "DeadlineExceeded",
+    "ErrorAction",
+    "InvalidInput",
+    "NotFound",
+    "ResponseTooLarge",
+    "SourceSkipped",
+    "ToolError",
+    "UpstreamError",
+    "UpstreamStatus",
+    "Verdict",
+    "classify",
+    "error_to_action",
+    "redact",
+]
