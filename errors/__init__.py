@@ -12,6 +12,8 @@ from errors._exceptions import (
     UpstreamError,
     UpstreamStatus,
 )
+from errors._llm import explain_with_claude
+from errors._plain import plainness_problems
 from errors._redact import redact
 from errors._schema import Action, ErrorAction
 
@@ -30,5 +32,7 @@ __all__ = [
     "Verdict",
     "classify",
     "error_to_action",
+    "explain_with_claude",
+    "plainness_problems",
     "redact",
 ]

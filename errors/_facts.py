@@ -91,7 +91,7 @@ _SIGNAL_OF_CLASS = {
     "InvalidURL": Signal.INTERNAL,
 }
 
-_STATUS_IN_TEXT = re.compile(r"(?<![\d.])([1-5]\d\d)(?![\d.])")
+_STATUS_IN_TEXT = re.compile(r"(?<![\d:])(?<!\d\.)([45]\d\d)(?!\d|\.\d)")
 
 # Raw strings carry no type: a few well-known phrases stand for one.
 _TEXT_SIGNALS = (
@@ -138,8 +138,13 @@ def _from_text(text: str, now: datetime | None) -> Facts:
 
 
 def _status_in(text: str) -> int | None:
-    match = _STATUS_IN_TEXT.search(text[:200])
-    return int(match.group(1)) if match and int(match.group(1)) >= 400 else None
+    """The first HTTP error status in the text (a port such as ":443" is not one)."""
+    codes = (int(m.group(1)) for m in _STATUS_IN_TEXT.finditer(text[:200]))
+    return next((code for code in codes if code in _ERROR_STATUSES), None)
+
+
+# Error statuses real services send; other three-digit numbers in a message are not statuses.
+_ERROR_STATUSES = frozenset([*range(400, 432), 451, 499, *range(500, 512), *range(520, 531)])
 
 
 def _text_signal(text: str) -> Signal:

@@ -101,6 +101,7 @@ def _input_sentence(subject: str, facts: Facts) -> str:
 
 
 _PHRASES = {
+    "invalid_input": "was given input it can't use, so the input needs correcting first",
     "deadline_exceeded": f"ran out of time, so it was stopped; {_LATER}",
     "source_skipped": "skipped a service that keeps failing, and will use another if there is one",
     "auth_missing_key": "can't start because no API key is set; add the key or run offline",
@@ -115,7 +116,7 @@ _PHRASES = {
     "key or token and try again",
     "not_found": "found nothing there, so it will be skipped",
     "request_too_large": "sent more than the service accepts; try again with less",
-    "timeout": "took too long, so it will be tried once more with a simpler request",
+    "timeout": "took too long, so it will be tried once more",
     "conflict": "clashed with another change, so it will be tried once more",
     "invalid_request": "was turned down as malformed, so it needs correcting before another try",
     "server_error": "hit a temporary problem at the service, so it will be tried once more",
@@ -184,7 +185,7 @@ def developer_note(facts: Facts, rule: Rule, operation: str, retry_count: int) -
         operation and f"op={operation[:80]!r}",
         " ".join(p for p in (facts.source, str(facts.status or ""), facts.upstream_type) if p),
         facts.exception and f"{facts.exception}",
-        facts.text and f"reason: {facts.text[:160]}",
+        facts.text and f"reason: {facts.text[:160].rstrip('.')}",
         facts.hint_s is not None and f"Retry-After: {facts.hint_s:g}s",
         f"class={rule.error_type} retry_count={retry_count}",
         facts.request_id and f"request_id={facts.request_id}",
