@@ -13,7 +13,7 @@ import asyncio
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -53,8 +53,10 @@ class Line:
     problem: str = ""
 
 
-def add_parser(subparsers: Any) -> None:
-    """Register the `explain-error` subcommand."""
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    """Register the `explain-error` subcommand and return its parser."""
     parser = subparsers.add_parser(
         "explain-error",
         help="turn errors (JSON lines on stdin) into error-to-action JSON lines",
@@ -62,7 +64,7 @@ def add_parser(subparsers: Any) -> None:
         "and writes one error-to-action object per line on stdout.",
     )
     parser.add_argument("--llm", action="store_true", help="ask Claude, falling back to the rules")
-    parser.set_defaults(command="explain-error")
+    return parser
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[Line]:

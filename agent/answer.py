@@ -1,0 +1,38 @@
+"""What a turn produces, and the bounds it runs within."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from errors import ErrorAction
+from tools import Attempt
+
+__all__ = ["Answer", "Limits"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds that make every turn end in bounded time and model calls."""
+
+    max_rounds: int = 6  # model calls that may lead to another (tool rounds, pauses, trims)
+    max_repeats: int = 2  # times the same failing call (tool + input) is tolerated
+    max_tokens: int = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The outcome of one turn.
+
+    `answered` is false only when no answer could be produced (the model unreachable);
+    a graceful "the weather service is down" answer counts as answered.
+    `tool_results` are the `tool_result` blocks exactly as the model was told them.
+    """
+
+    text: str
+    answered: bool = True
+    model_calls: int = 0
+    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    attempts: tuple[Attempt, ...] = ()
+    stop_reason: str | None = None
+    error: ErrorAction | None = None

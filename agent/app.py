@@ -1,0 +1,124 @@
+"""Wiring: settings → model backend + tool registry → an `Agent` that answers questions.
+
+`ask` is the one-shot entry the CLI and the benchmark use. Offline, the tools talk to the
+simulated services and the scripted model answers; otherwise Claude and the real endpoints.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import httpx
+import structlog
+
+from agent.answer import Answer, Limits
+from agent.conversation import Conversation
+from agent.loop import Turn
+from agent.model_call import ModelCaller, Sleep
+from agent.models import ModelBackend, TextSink
+from agent.settings import Settings
+from tools import Observer, Registry, default_registry
+from tools.http import make_client
+from tools.middleware import Policy
+
+__all__ = ["Agent", "Answer", "ask", "make_backend", "open_agent"]
+
+log = structlog.get_logger("agent")
+
+
+@dataclass(slots=True)
+class Agent:
+    """A model, the tools, and the bounds; `ask` runs one turn of a conversation."""
+
+    caller: ModelCaller
+    registry: Registry
+    limits: Limits = field(default_factory=Limits)
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    _turns: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    @property
+    def model_name(self) -> str:
+        """The backend's label ("claude", "offline")."""
+        return self.caller.backend.name
+
+    async def ask(
+        self,
+        question: str,
+        conversation: Conversation | None = None,
+        *,
+        on_text: TextSink | None = None,
+    ) -> Answer:
+        """One turn: the answer to `question`, given the history in `conversation`."""
+        turn = Turn(
+            conversation if conversation is not None else Conversation(),
+            caller=self.caller,
+            registry=self.registry,
+            limits=self.limits,
+            on_text=on_text,
+        )
+        with structlog.contextvars.bound_contextvars(turn=next(self._turns)):
+            log.info("agent.turn_started", model=self.model_name)
+            return await turn.run(question)
+
+    async def aclose(self) -> None:
+        """Close the model's and the tools' HTTP clients."""
+        for close in reversed(self.closers):
+            await close()
+        self.closers.clear()
+
+
+def make_backend(settings: Settings) -> ModelBackend:
+    """The offline scripted model, or Claude at `settings.base_url`."""
+    if settings.offline or settings.api_key is None:
+        from agent.models.offline import OfflineModel
+
+        return OfflineModel()
+    from agent.models.claude import ClaudeModel
+
+    return ClaudeModel(api_key=settings.api_key, model=settings.model, base_url=settings.base_url)
+
+
+async def open_agent(
+    settings: Settings,
+    *,
+    http: httpx.AsyncClient | None = None,
+    backend: ModelBackend | None = None,
+    observer: Observer | None = None,
+    policy: Policy | None = None,
+    sleep: Sleep | None = None,
+    limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
+) -> Agent:
+    """An agent for `settings`; clients it creates itself are closed by `Agent.aclose`."""
+    model = backend if backend is not None else make_backend(settings)
+    client = http if http is not None else _tools_client(settings)
+    registry = default_registry(
+        client, endpoints=settings.endpoints, policy=policy, observer=observer
+    )
+    caller = ModelCaller(model, observer=observer)
+    if sleep is not None:
+        caller.sleep = sleep
+    closers: list[Callable[[], Awaitable[None]]] = [model.aclose]
+    if http is None:
+        closers.append(client.aclose)
+    return Agent(caller, registry, limits, closers)
+
+
+def _tools_client(settings: Settings) -> httpx.AsyncClient:
+    if not settings.offline:
+        return make_client()
+    from tools.simulated import SimulatedServices
+
+    return make_client(transport=SimulatedServices().transport)
+
+
+async def ask(
+    question: str, settings: Settings, *, http: httpx.AsyncClient | None = None
+) -> Answer:
+    """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit)."""
+    agent = await open_agent(settings, http=http)
+    try:
+        return await agent.ask(question)
+    finally:
+        await agent.aclose()

@@ -1,0 +1,221 @@
+"""The `agent` command: `chat` (the default), `ask QUESTION` and `explain-error`.
+
+Exit codes: 0 answered (a graceful "the service is down" answer counts), 1 no answer could be
+produced (one plain sentence on stderr, never a traceback), 2 usage errors.
+
+Nothing heavy is imported at module level: `anthropic` and `rich` cost about a second, and
+commands that do not talk to a model (explain-error) must not pay for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING
+
+from agent.explain import add_parser as add_explain_parser
+
+if TYPE_CHECKING:
+    from agent.settings import Settings
+
+__all__ = ["EXIT_NO_ANSWER", "EXIT_OK", "EXIT_USAGE", "Streams", "build_parser", "main"]
+
+EXIT_OK = 0
+EXIT_NO_ANSWER = 1
+EXIT_USAGE = 2
+_CRASHED = (
+    "Something went wrong inside the agent, so there is no answer; "
+    "run with --verbose or set AGENT_LOG_FILE to see why."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Streams:
+    """The I/O a command may use; injected so tests need no patching."""
+
+    stdin: IO[str]
+    stdout: IO[str]
+    stderr: IO[str]
+    env: Mapping[str, str]
+    read: Callable[[str], str] = input  # the REPL's line reader (readline on a terminal)
+
+
+Command = Callable[[argparse.Namespace, Streams], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """`agent [options] {chat,ask} …`; each subcommand sets `run` (a `Command`)."""
+    parser = argparse.ArgumentParser(
+        prog="agent", description="A Claude tool-use agent whose tools fail gracefully."
+    )
+    _add_options(parser, suppress=False)
+    parser.set_defaults(run=_run_chat)
+    commands = parser.add_subparsers(title="commands")
+    chat = commands.add_parser("chat", help="talk to the agent (the default)")
+    _add_options(chat, suppress=True)
+    chat.set_defaults(run=_run_chat)
+    ask = commands.add_parser("ask", help="ask one question; the answer goes to stdout")
+    _add_options(ask, suppress=True)
+    ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
+    ask.set_defaults(run=_run_ask)
+    explain = add_explain_parser(commands)
+    _add_options(explain, suppress=True)
+    explain.set_defaults(run=_run_explain)
+    return parser
+
+
+def _add_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    flag_default = argparse.SUPPRESS if suppress else False
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        default=flag_default,
+        help="use the scripted model and simulated services, even with ANTHROPIC_API_KEY",
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", default=flag_default, help="log events to stderr"
+    )
+    parser.add_argument("--model", default=default, help="Claude model id (default: AGENT_MODEL)")
+
+
+def main(
+    argv: list[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    read: Callable[[str], str] | None = None,
+) -> int:
+    """Run the command line; returns the exit code."""
+    io = Streams(
+        stdin or sys.stdin,
+        stdout or sys.stdout,
+        stderr or sys.stderr,
+        os.environ if env is None else env,
+        read or input,
+    )
+    try:
+        with contextlib.redirect_stdout(io.stdout), contextlib.redirect_stderr(io.stderr):
+            args = build_parser().parse_args(argv)
+    except SystemExit as exit_:  # --help, or a usage error argparse already explained
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    command: Command = args.run
+    return command(args, io)
+
+
+def _with_settings(args: argparse.Namespace, io: Streams, body: Callable[[Settings], int]) -> int:
+    """Settings from the environment, logging configured, then `body`."""
+    from agent.settings import Settings
+    from errors import redact
+
+    try:
+        settings = Settings.from_env(
+            io.env, offline=args.offline, model=args.model, verbose=args.verbose
+        )
+    except ValueError as exc:  # e.g. a weather endpoint that is not an http(s) URL
+        io.stderr.write(f"agent: {redact(str(exc))}\n")
+        return EXIT_USAGE
+    with _logging(settings, io):
+        return body(settings)
+
+
+@contextlib.contextmanager
+def _logging(settings: Settings, io: Streams) -> Iterator[None]:
+    """structlog for this process; the log file is opened here and closed on the way out."""
+    from agent.log import configure_logging
+
+    with contextlib.ExitStack() as stack:
+        log_file = _open_log(settings.log_file, io, stack)
+        configure_logging(log_file=log_file, console=io.stderr, verbose=settings.verbose)
+        yield
+
+
+def _open_log(path: str | None, io: Streams, stack: contextlib.ExitStack) -> IO[str] | None:
+    if path is None:
+        return None
+    try:
+        return stack.enter_context(open(path, "a", encoding="utf-8"))
+    except OSError:
+        io.stderr.write("The log file in AGENT_LOG_FILE can't be opened; logging to it is off.\n")
+        return None
+
+
+def _run_ask(args: argparse.Namespace, io: Streams) -> int:
+    question = " ".join(args.question).strip()
+    if not question:
+        io.stderr.write("agent ask: the question is empty.\n")
+        return EXIT_USAGE
+    return _guarded(lambda: _with_settings(args, io, lambda s: _answer(question, s, io)), io)
+
+
+def _answer(question: str, settings: Settings, io: Streams) -> int:
+    import asyncio
+
+    from agent.app import ask
+
+    if settings.banner:
+        io.stderr.write(settings.banner + "\n")
+    answer = asyncio.run(ask(question, settings))
+    stream = io.stdout if answer.answered else io.stderr
+    stream.write(answer.text + "\n")
+    return EXIT_OK if answer.answered else EXIT_NO_ANSWER
+
+
+def _run_explain(args: argparse.Namespace, io: Streams) -> int:
+    """explain-error: light on purpose (no Settings, no tools, no SDK unless --llm)."""
+    from agent.explain import run
+    from agent.log import configure_logging
+
+    with contextlib.ExitStack() as stack:
+        log_file = _open_log(io.env.get("AGENT_LOG_FILE"), io, stack)
+        configure_logging(log_file=log_file, console=io.stderr, verbose=args.verbose)
+        return run(args, io.stdin, io.stdout, io.stderr, io.env)
+
+
+def _run_chat(args: argparse.Namespace, io: Streams) -> int:
+    return _guarded(lambda: _with_settings(args, io, lambda s: _chat(s, io)), io)
+
+
+def _chat(settings: Settings, io: Streams) -> int:
+    from agent.chat import start_chat
+
+    return start_chat(settings, io.stdout, io.read, env=io.env)
+
+
+def _guarded(command: Callable[[], int], io: Streams) -> int:
+    """Run `command`; a bug becomes one logged event and one plain sentence, not a traceback."""
+    try:
+        return command()
+    except KeyboardInterrupt:
+        io.stderr.write("\n")
+        return 130
+    except Exception as exc:
+        _log_crash(exc)
+        io.stderr.write(_CRASHED + "\n")
+        return EXIT_NO_ANSWER
+
+
+def _log_crash(exc: Exception) -> None:
+    with contextlib.suppress(Exception):  # even a broken install must not print a traceback
+        _log(exc)
+
+
+def _log(exc: Exception) -> None:
+    import structlog
+
+    from errors import classify
+
+    result = classify(exc, "answering a question").result
+    structlog.get_logger("agent").error(
+        "agent.crashed",
+        error_type=result.error_type,
+        action=result.action.value,
+        retryable=result.retryable,
+        developer_note=result.developer_note,
+    )

@@ -1,0 +1,164 @@
+"""Model calls through error-to-action: the one retry layer for the model API (tenacity).
+
+Each failed attempt is classified with `errors.classify(…, retry_count=n)`; its `retryable`
+decides whether to go again (it turns false past the policy's bound), its clamped `wait_s`
+how long to wait (full-jitter backoff when the service gave no hint). Sleep is injected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import structlog
+from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
+
+from errors import Action, ErrorAction, Verdict, classify
+from tools import Attempt, Observer, Progress
+
+if TYPE_CHECKING:
+    from anthropic.types import Message
+
+    from agent.models import ModelBackend, ModelRequest
+
+__all__ = ["ModelCaller", "ModelUnavailable", "Sleep"]
+
+log = structlog.get_logger("agent")
+
+Sleep = Callable[[float], Awaitable[None]]
+
+_OPERATION = {"claude": "asking Claude for an answer"}
+# A hard stop beside the classifier's own bound (it allows at most two retries).
+MAX_ATTEMPTS = 3
+_KEY_PROBLEMS = {"auth_invalid_credentials", "auth_missing_key", "auth_token_expired"}
+_KEY_SENTENCE = (
+    "Claude did not accept the API key; set a valid ANTHROPIC_API_KEY "
+    "(or run with --offline) and try again."
+)
+
+
+class ModelUnavailable(Exception):
+    """The model could not be reached within the bounds; `sentence` is safe to show a person."""
+
+    def __init__(self, result: ErrorAction) -> None:
+        super().__init__(result.error_type)
+        self.result = result
+        self.sentence = _KEY_SENTENCE if result.error_type in _KEY_PROBLEMS else result.user_message
+
+
+@dataclass(slots=True)
+class ModelCaller:
+    """Calls a backend, retrying what error-to-action says may pass."""
+
+    backend: ModelBackend
+    sleep: Sleep = asyncio.sleep
+    observer: Observer | None = None
+    backoff_base_s: float = 1.0
+    backoff_cap_s: float = 8.0
+    max_wait_s: float = 30.0  # a longer Retry-After ends the turn with "try again in …"
+
+    async def create(self, request: ModelRequest, timeline: list[Attempt]) -> Message:
+        """One model answer, or `ModelUnavailable` once retrying is no longer worth it."""
+        run = _Run(self, timeline)
+        retrying = AsyncRetrying(
+            sleep=self.sleep,
+            stop=stop_after_attempt(MAX_ATTEMPTS),
+            retry=run.should_retry,
+            wait=run.wait,
+            reraise=True,
+        )
+        try:
+            return await retrying(run.attempt, request)
+        except Exception as exc:
+            raise run.give_up(exc) from exc
+
+
+class _Run:
+    """The state of one call across its attempts."""
+
+    def __init__(self, caller: ModelCaller, timeline: list[Attempt]) -> None:
+        self.caller = caller
+        self.timeline = timeline
+        self.verdict: Verdict | None = None
+        self.operation = _OPERATION.get(caller.backend.name, "asking the model for an answer")
+        self.number = 0
+        self.started = 0.0
+
+    async def attempt(self, request: ModelRequest) -> Message:
+        self.number += 1
+        self.started = time.monotonic()
+        with structlog.contextvars.bound_contextvars(attempt=self.number):
+            message = await self.caller.backend.create(request)
+        self._record("ok")
+        return message
+
+    def should_retry(self, state: RetryCallState) -> bool:
+        error = state.outcome.exception() if state.outcome else None
+        if not isinstance(error, Exception):
+            return False
+        self.verdict = classify(error, self.operation, retry_count=state.attempt_number - 1)
+        return (
+            self.verdict.retryable
+            and state.attempt_number < MAX_ATTEMPTS
+            and not self._too_long(self.verdict)
+        )
+
+    def _too_long(self, verdict: Verdict) -> bool:
+        return verdict.hint_s is not None and verdict.hint_s > self.caller.max_wait_s
+
+    def wait(self, state: RetryCallState) -> float:
+        assert self.verdict is not None  # should_retry ran first
+        wait = self.verdict.wait_s
+        if wait is None:
+            ceiling = self.caller.backoff_base_s * 2 ** (state.attempt_number - 1)
+            wait = random.uniform(0, min(self.caller.backoff_cap_s, ceiling))
+        self._failed(self.verdict, wait)
+        return wait
+
+    def give_up(self, error: Exception) -> ModelUnavailable:
+        verdict = self.verdict
+        if verdict is None or (verdict.retryable and not self._too_long(verdict)):
+            # not classified yet, or stopped by the attempt cap: past retrying now
+            verdict = classify(error, self.operation, retry_count=max(self.number, MAX_ATTEMPTS))
+        result = verdict.result
+        self._record(result.error_type, result.action.value)
+        log.warning("model.call_failed", **self._context(), **_fields(result))
+        return ModelUnavailable(result)
+
+    def _failed(self, verdict: Verdict, wait: float) -> None:
+        result = verdict.result
+        self._record(result.error_type, result.action.value, wait)
+        log.warning("model.attempt_failed", wait_s=wait, **self._context(), **_fields(result))
+        if self.caller.observer is not None:
+            self.caller.observer(_progress(self.caller.backend.name, result, wait))
+
+    def _context(self) -> dict[str, object]:
+        return {"source": self.caller.backend.name, "attempt": self.number}
+
+    def _record(self, outcome: str, action: str | None = None, wait: float | None = None) -> None:
+        duration = time.monotonic() - self.started
+        name = self.caller.backend.name
+        self.timeline.append(Attempt("model", name, self.number, duration, outcome, action, wait))
+
+
+def _fields(result: ErrorAction) -> dict[str, object]:
+    return {
+        "error_type": result.error_type,
+        "action": result.action.value,
+        "retryable": result.retryable,
+        "developer_note": result.developer_note,
+    }
+
+
+def _progress(backend: str, result: ErrorAction, wait: float) -> Progress:
+    label = "Claude" if backend == "claude" else "the model"
+    seconds = max(1, round(wait))
+    if result.action is Action.WAIT:
+        message = f"{label} is busy — retrying in {seconds} s"
+        return Progress("waiting", "model", backend, message, wait)
+    message = f"{label} did not answer — retrying in {seconds} s"
+    return Progress("retrying", "model", backend, message, wait)

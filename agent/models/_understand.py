@@ -1,0 +1,89 @@
+"""What the offline model understands of a question: cities for the weather, or a sum."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Intent", "understand"]
+
+_SMALL_TALK = {
+    r"\b(hi|hello|hey|good (morning|afternoon|evening))\b": (
+        "Hello! Ask me about the weather somewhere, or give me a sum to work out."
+    ),
+    r"\b(thanks|thank you|cheers)\b": "You're welcome!",
+    r"\b(who|what) are you\b": (
+        "I'm the offline demo assistant: I can look up the weather and do arithmetic."
+    ),
+    r"\bhow are you\b": "Doing well, thanks — what can I look up for you?",
+    r"\b(bye|goodbye|see you)\b": "Goodbye!",
+}
+_WEATHER = re.compile(
+    r"(?i)\b(weather|temperature|forecast|hot|cold|warm|raining|rain|sunny|degrees|humid)\b"
+)
+_PLACE = re.compile(
+    r"(?i)\b(?:in|for|at)\s+(.+?)\s*"
+    r"(?:\?|!|\.(?:\s|$)|$|\b(?:today|tonight|now|right now|tomorrow)\b)"
+)
+_SEPARATORS = re.compile(r"\s*(?:,|;|&|\band\b|\bor\b)\s*", re.IGNORECASE)
+_WORD_OPS = (
+    (re.compile(r"(?i)\bdivided by\b"), "/"),
+    (re.compile(r"(?i)\b(times|multiplied by)\b"), "*"),
+    (re.compile(r"(?i)\bplus\b"), "+"),
+    (re.compile(r"(?i)\bminus\b"), "-"),
+    (re.compile(r"(?<=\d)\s*[x×]\s*(?=[\d(])"), "*"),
+    (re.compile("÷"), "/"),
+    (re.compile(r"\^"), "**"),
+)
+_EXPRESSION = re.compile(r"[\d.\s+\-*/^%()]+")
+_OPERATOR = re.compile(r"\d\s*[-+*/^%]\s*[\d(.]|\)\s*[-+*/^%]")
+
+HELP = (
+    "I'm the offline demo assistant: ask me about the weather in one or more cities "
+    '("weather in Paris and Tokyo?") or give me a sum ("what is 12 * 7?").'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """What to do: call `tool` once per entry of `inputs`, or just say `reply`."""
+
+    tool: str | None = None
+    inputs: tuple[dict[str, str], ...] = ()
+    reply: str = ""
+
+
+def understand(question: str) -> Intent:
+    """The one thing the offline model will do about `question`."""
+    if _WEATHER.search(question):
+        return _weather(question)
+    if (expression := _expression(question)) is not None:
+        return Intent("calculate", ({"expression": expression},))
+    for pattern, reply in _SMALL_TALK.items():
+        if re.search(pattern, question, re.IGNORECASE):
+            return Intent(reply=reply)
+    return Intent(reply=HELP)
+
+
+def _weather(question: str) -> Intent:
+    cities = _cities(question)
+    if not cities:
+        return Intent(reply="Which city would you like the weather for?")
+    return Intent("get_weather", tuple({"city": city} for city in cities))
+
+
+def _cities(question: str) -> list[str]:
+    match = _PLACE.search(question)
+    if match is None:
+        return []
+    parts = (part.strip(" '\"").removeprefix("the ") for part in _SEPARATORS.split(match[1]))
+    return list(dict.fromkeys(part for part in parts if part))
+
+
+def _expression(question: str) -> str | None:
+    text = question
+    for pattern, symbol in _WORD_OPS:
+        text = pattern.sub(symbol, text)
+    candidates = (m.group().strip() for m in _EXPRESSION.finditer(text))
+    found = [c for c in candidates if _OPERATOR.search(c)]
+    return max(found, key=len) if found else None

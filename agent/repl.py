@@ -1,0 +1,143 @@
+"""The chat REPL: a conversation kept across turns, slash commands, Ctrl-C cancels the turn.
+
+`Repl.handle` is the async core (one line in, output through a `Screen`); `run_repl` is the
+synchronous driver around it, one event loop for the whole session (`asyncio.Runner`), so a
+Ctrl-C during a turn cancels that turn's task and the prompt comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from agent.answer import Answer
+from agent.app import Agent
+from agent.console import Screen, trace_table
+from agent.conversation import Conversation
+
+__all__ = ["HELP", "PROMPT", "Repl", "run_repl"]
+
+PROMPT = "you› "
+HELP = """\
+Ask about the weather ("weather in Paris and Lima?") or give a sum ("what is 12 * 7?").
+  /help   this help
+  /tools  the tools the model can call
+  /reset  forget the conversation and start over
+  /trace  the last turn's timeline: every attempt, its source, duration, action and wait
+  /quit   leave (Ctrl-D works too; Ctrl-C cancels a running turn)"""
+
+
+class Repl:
+    """One chat session."""
+
+    def __init__(self, agent: Agent, screen: Screen) -> None:
+        self.agent = agent
+        self.screen = screen
+        self.conversation = Conversation()
+        self.last: Answer | None = None
+        self._streamed = False
+        self._commands: dict[str, Callable[[], bool]] = {
+            "/help": self._help,
+            "/tools": self._tools,
+            "/reset": self._reset,
+            "/trace": self._trace,
+            "/quit": self._quit,
+            "/exit": self._quit,
+        }
+
+    async def handle(self, line: str) -> bool:
+        """Act on one line of input; False when the session should end."""
+        text = line.strip()
+        if not text:
+            return True
+        if text.startswith("/"):
+            return self._command(text)
+        await self._turn(text)
+        return True
+
+    async def aclose(self) -> None:
+        """Close the agent's clients."""
+        await self.agent.aclose()
+
+    async def _turn(self, question: str) -> None:
+        self._streamed = False
+        answer = await self.agent.ask(question, self.conversation, on_text=self._stream)
+        self.last = answer
+        if not answer.answered:
+            self.screen.line(answer.text, style="bold red")
+        elif not self._streamed:
+            self.screen.line(answer.text)
+        else:
+            self.screen.line()
+
+    def _stream(self, text: str) -> None:
+        self._streamed = True
+        self.screen.text(text)
+
+    def _command(self, text: str) -> bool:
+        command = self._commands.get(text.split()[0].lower())
+        if command is None:
+            self.screen.line(f"Unknown command {text.split()[0]!r}; try /help.", style="yellow")
+            return True
+        return command()
+
+    def _help(self) -> bool:
+        self.screen.line(HELP)
+        return True
+
+    def _tools(self) -> bool:
+        for tool in self.agent.registry.tools:
+            self.screen.line(f"{tool.name}: {tool.description}")
+        return True
+
+    def _reset(self) -> bool:
+        self.conversation.reset()
+        self.last = None
+        self.screen.line("Started a new conversation.", style="dim")
+        return True
+
+    def _trace(self) -> bool:
+        if self.last is None or not self.last.attempts:
+            self.screen.line("Nothing to show yet: the last turn made no attempts.", style="dim")
+        else:
+            self.screen.show(trace_table(self.last.attempts))
+        return True
+
+    def _quit(self) -> bool:
+        return False
+
+
+def run_repl(
+    open_repl: Callable[[], Coroutine[Any, Any, Repl]],
+    read: Callable[[str], str],
+    *,
+    banner: str | None = None,
+) -> int:
+    """Read lines until /quit or Ctrl-D; a Ctrl-C cancels the running turn, not the program."""
+    with asyncio.Runner() as runner:
+        repl = runner.run(open_repl())
+        try:
+            if banner:
+                repl.screen.line(banner, style="dim")
+            _session(runner, repl, read)
+        finally:
+            runner.run(repl.aclose())
+    return 0
+
+
+def _session(runner: asyncio.Runner, repl: Repl, read: Callable[[str], str]) -> None:
+    while True:
+        try:
+            line = read(PROMPT)
+        except EOFError:
+            repl.screen.line()
+            return
+        except KeyboardInterrupt:
+            repl.screen.line()
+            continue
+        try:
+            if not runner.run(repl.handle(line)):
+                return
+        except KeyboardInterrupt:
+            repl.screen.line("(cancelled)", style="dim")

@@ -1,0 +1,103 @@
+"""One round of tool calls: every `tool_use` block runs concurrently and gets one `tool_result`.
+
+A call that already failed in this turn (same tool, same input) is not run again: the model
+is told plainly not to repeat it, and past `max_repeats` the turn is wrapped up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import structlog
+
+from errors import classify
+from tools import Attempt, Registry, ToolResult
+
+__all__ = ["NOT_RUN", "ToolRound", "result_block"]
+
+log = structlog.get_logger("agent")
+
+NOT_RUN = "This call was not run because the turn ended first; ask again if it is still needed."
+_REPEATED = (
+    "This exact call (same tool, same input) already failed in this turn, so it was not run "
+    "again; do not repeat it — answer with what you have or ask the user."
+)
+
+
+def result_block(tool_use_id: str, content: str, *, is_error: bool) -> dict[str, Any]:
+    """A `tool_result` block; on error its content is only a plain sentence."""
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def _checked(tool: str, result: ToolResult, started: float) -> Attempt:
+    """The timeline entry for a call settled before any source was tried (e.g. bad input)."""
+    outcome = result.error.error_type if result.error else "ok"
+    action = result.error.action.value if result.error else None
+    return Attempt(tool[:80], "registry", 1, time.monotonic() - started, outcome, action)
+
+
+class ToolRound:
+    """Runs tool calls for one turn, remembering which calls failed."""
+
+    def __init__(self, registry: Registry, *, max_repeats: int) -> None:
+        self._registry = registry
+        self._max_repeats = max_repeats
+        self._failures: Counter[tuple[str, str]] = Counter()
+        self._last_error: dict[tuple[str, str], str] = {}
+        self.attempts: list[Attempt] = []
+
+    @property
+    def stuck(self) -> bool:
+        """True once some failing call was repeated more often than tolerated."""
+        return any(count > self._max_repeats for count in self._failures.values())
+
+    async def run(self, uses: Sequence[Any]) -> list[dict[str, Any]]:
+        """One `tool_result` per `tool_use`, in the same order."""
+        return list(await asyncio.gather(*(self._one(use) for use in uses)))
+
+    async def _one(self, use: Any) -> dict[str, Any]:
+        with structlog.contextvars.bound_contextvars(tool_use_id=use.id, tool=use.name[:80]):
+            key = (str(use.name), json.dumps(use.input, sort_keys=True, default=str))
+            if self._failures[key]:
+                return self._repeated(use.id, key)
+            started = time.monotonic()
+            result = await self._dispatch(use.name, use.input)
+            self.attempts.extend(result.attempts or [_checked(use.name, result, started)])
+            return self._settle(use.id, key, result)
+
+    async def _dispatch(self, name: str, tool_input: object) -> ToolResult:
+        try:
+            return await self._registry.dispatch(name, tool_input)
+        except Exception as exc:  # the registry never raises; if it does, still answer
+            verdict = classify(exc, "running a tool")
+            log.error("tool.crashed", developer_note=verdict.result.developer_note)
+            return ToolResult(verdict.result.user_message, is_error=True, error=verdict.result)
+
+    def _settle(self, tool_use_id: str, key: tuple[str, str], result: ToolResult) -> dict[str, Any]:
+        content = result.error.user_message if result.is_error and result.error else result.content
+        if result.is_error:
+            self._failures[key] += 1
+            self._last_error[key] = content
+        error_type = result.error.error_type if result.error else None
+        log.info("agent.tool_result", is_error=result.is_error, error_type=error_type)
+        return result_block(tool_use_id, content, is_error=result.is_error)
+
+    def _repeated(self, tool_use_id: str, key: tuple[str, str]) -> dict[str, Any]:
+        self._failures[key] += 1
+        log.warning(
+            "agent.repeated_call",
+            error_type="repeated_call",
+            action="fix_input",
+            retryable=False,
+            developer_note=f"model repeated a failing call {self._failures[key]} times; not run",
+        )
+        content = f"{self._last_error[key]} {_REPEATED}"
+        return result_block(tool_use_id, content, is_error=True)

@@ -1,0 +1,205 @@
+"""Benchmark this agent beside the article's loop and the SDK's tool runner, then soak it.
+
+Everything runs against a loopback fault server (real TCP on 127.0.0.1) that this script starts
+and stops: the Messages API as a scripted model, Open-Meteo and wttr.in, with scripted faults.
+
+    python scripts/bench.py                 # the full run: table on stdout, bench-results.json
+    python scripts/bench.py --quick         # CI: small sizes, exit 1 only if badly broken
+    python scripts/bench.py --soak 5000 --out /tmp/bench.json
+
+Benchmarks are not timed tests: the aims are reported, and only absurd results fail `--quick`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import logging
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.suite import Config, Results, run_suite
+
+_OUTCOME = {"correct": "✓ correct", "unavailable": "~ unavailable", "wrong": "✗ WRONG"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the bench; 1 if a check failed, else 0."""
+    args = _parser().parse_args(argv)
+    _quiet_logs()
+    soak = args.soak if args.soak is not None else (100 if args.quick else 1000)
+    config = Config.quick(soak) if args.quick else Config(soak_questions=soak)
+    config = dataclasses.replace(config, seed=args.seed)
+    results = asyncio.run(run_suite(config))
+    print_report(results, quick=args.quick)
+    Path(args.out).write_text(json.dumps(as_json(results), indent=2, ensure_ascii=False) + "\n")
+    print(f"\nResults written to {args.out} ({results.seconds:.1f} s in all).")
+    return 1 if results.broken else 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="CI size; fail only if badly broken")
+    parser.add_argument("--soak", type=int, metavar="N", help="soak questions (0 skips the soak)")
+    parser.add_argument("--out", default="bench-results.json", help="where to write the JSON")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the soak's random faults")
+    return parser
+
+
+def _quiet_logs() -> None:
+    """The project's logging as the CLI sets it up with no log file (processed, then dropped);
+    the SDK tool runner's tracebacks for failing tools are silenced: noise beside a table."""
+    from agent.log import configure_logging
+
+    configure_logging()
+    logging.getLogger("anthropic").addHandler(logging.NullHandler())
+    logging.getLogger("anthropic").propagate = False
+
+
+def print_report(results: Results, *, quick: bool) -> None:
+    """The table, the ratios, the soak and the checks, on stdout."""
+    print_table(results)
+    print_ratios(results)
+    print_soak(results)
+    print_checks(results, quick=quick)
+
+
+def print_table(results: Results) -> None:
+    """One row per scenario and contender."""
+    contenders = len({run.contender for run in results.runs})
+    print(f"\nSide by side: {len(results.config.scenarios)} scenarios × {contenders} contenders")
+    print("(loopback fault server, real sockets; the article loop is the BASELINE port)\n")
+    header = (
+        "scenario",
+        "contender",
+        "outcome",
+        "calls",
+        "time",
+        "raw text to model",
+        "400s",
+        "crash",
+    )
+    widths = (33, 16, 14, 5, 8, 34, 4, 16)
+    print(_row(header, widths))
+    print(_row(tuple("-" * w for w in widths), widths))
+    previous = ""
+    for run in results.runs:
+        markers = sorted({m for found in run.leaks.values() for m in found})
+        markers += ["secret"] * (run.secret_hits > 0)
+        cells = (
+            run.scenario if run.scenario != previous else "",
+            run.contender,
+            _OUTCOME.get(run.outcome, run.outcome),
+            str(run.model_calls),
+            f"{run.seconds:.2f} s",
+            ", ".join(markers) or "none",
+            str(run.protocol_errors),
+            run.crash or "",
+        )
+        print(_row(cells, widths))
+        previous = run.scenario
+    for name, why in results.missing.items():
+        print(f"(not run: {name}: {why})")
+
+
+def print_ratios(results: Results) -> None:
+    """Each ratio with its aim and the numbers behind it."""
+    print("\nRatios (each side by side, same run)\n")
+    for ratio in results.ratios:
+        value = "n/a" if ratio.value is None else f"{_num(ratio.value)} {ratio.unit}"
+        mark = {True: "✓ aim met", False: "✗ aim missed", None: ""}[ratio.met]
+        aim = "" if ratio.aim == "report" else f"aim {ratio.aim}"
+        print(f"  {ratio.name:<52} {value:>14}  {aim:<12} {mark}")
+        if ratio.details:
+            print("      " + ", ".join(_detail_text(k, v) for k, v in ratio.details.items()))
+
+
+def print_soak(results: Results) -> None:
+    """The soak's outcome, latency and memory."""
+    soak = results.soak
+    if soak is None:
+        print("\nSoak: not run")
+        return
+    print(
+        f"\nSoak: {soak.contender}, {soak.questions} questions, concurrency {soak.concurrency}, "
+        f"{soak.fault_rate:.0%} random faults at every route (seed {results.config.seed})\n"
+    )
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(soak.outcomes.items()))
+    crashes = sum(soak.crashes.values())
+    print(f"  answers: {outcomes}")
+    print(
+        f"  crashes {crashes}{_detail(soak.crashes)} · protocol errors {soak.protocol_errors} · "
+        f"raw-text leaks {soak.leaks}{_detail(soak.leak_markers)} · secret leaks {soak.secret_hits}"
+    )
+    print(f"  model calls {soak.model_calls} · faults injected {soak.faults_injected}")
+    print(
+        f"  latency p50 {soak.p50_s:.2f} s · p99 {soak.p99_s:.2f} s · max {soak.max_s:.2f} s · "
+        f"wall {soak.seconds:.1f} s"
+    )
+    print(
+        f"  memory: peak RSS {soak.peak_rss_mb:.0f} MB (the peak rose {soak.rss_growth_mb:.1f} MB "
+        f"during the soak), RSS after it {soak.rss_after_mb:.0f} MB"
+    )
+    for example in soak.examples:
+        print(f"  e.g. {example}")
+
+
+def print_checks(results: Results, *, quick: bool) -> None:
+    """The generous "badly broken" bounds; `--quick` fails on any of them."""
+    print("\nChecks" + (" (--quick fails on any ✗)" if quick else "") + "\n")
+    for check in results.checks():
+        detail = f" ({check.detail})" if check.detail and not check.ok else ""
+        print(f"  {'✓' if check.ok else '✗'} {check.name}{detail}")
+
+
+def as_json(results: Results) -> dict[str, Any]:
+    """Everything measured, as plain data."""
+    config = dataclasses.asdict(results.config)
+    config["scenarios"] = [scenario.name for scenario in results.config.scenarios]
+    return {
+        "meta": {"python": platform.python_version(), "platform": platform.platform()},
+        "config": config,
+        "seconds": results.seconds,
+        "missing": results.missing,
+        "problems": results.problems,
+        "runs": [dataclasses.asdict(run) for run in results.runs],
+        "ratios": [dataclasses.asdict(ratio) for ratio in results.ratios],
+        "soak": dataclasses.asdict(results.soak) if results.soak else None,
+        "checks": [dataclasses.asdict(check) for check in results.checks()],
+        "broken": results.broken,
+    }
+
+
+def _row(cells: tuple[str, ...], widths: tuple[int, ...]) -> str:
+    return "  ".join(cell[:width].ljust(width) for cell, width in zip(cells, widths, strict=True))
+
+
+def _num(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+_UNITS = {"_per_s": "/s", "_ms": "ms", "_pct": "%", "_s": "s"}  # longest suffix first
+
+
+def _detail_text(key: str, value: float | str) -> str:
+    """`bare_ms: 45.7` → "bare 45.7 ms"."""
+    if isinstance(value, str):
+        return f"{key} {value}"
+    for suffix, unit in _UNITS.items():
+        if key.endswith(suffix):
+            return f"{key.removesuffix(suffix).replace('_', ' ')} {_num(value)} {unit}"
+    return f"{key.replace('_', ' ')} {_num(value)}"
+
+
+def _detail(counts: dict[str, int]) -> str:
+    return f" ({', '.join(f'{k} {v}' for k, v in counts.items())})" if counts else ""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

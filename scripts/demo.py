@@ -1,0 +1,237 @@
+"""The demo: every failure pattern, live, in a few seconds.
+
+Offline by default (the scripted model and simulated weather services); with ANTHROPIC_API_KEY
+(and without --offline) the same scenarios run against Claude, with the same simulated faults.
+For each scenario: the question, the timeline of attempts, what the model was told, what the
+developer log recorded, and the answer; then a summary table. Waits are requested through an
+injected sleep that records them and returns at once, so nothing here really sleeps.
+
+    python scripts/demo.py [--offline] [--scenario NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+from structlog.testing import capture_logs
+from structlog.typing import EventDict
+
+from agent.answer import Answer
+from agent.app import make_backend, open_agent
+from agent.console import trace_table
+from agent.log import shared_processors
+from agent.models import ModelBackend
+from agent.models.faults import FlakyModel, MangledInputModel, api_error
+from agent.settings import Settings
+from tools import Fault, Policy, SimulatedServices, make_client
+
+GEOCODING, WTTR = "open-meteo-geocoding", "wttr"
+_QUIET_EVENTS = {"agent.turn_started", "agent.turn_finished", "agent.tool_result"}
+
+
+def _no_faults(_: SimulatedServices) -> None:
+    return None
+
+
+def _same_model(model: ModelBackend) -> ModelBackend:
+    return model
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """One failure pattern: a question, faults for the services, a wrapper for the model."""
+
+    name: str
+    title: str
+    question: str
+    faults: Callable[[SimulatedServices], None] = _no_faults
+    model: Callable[[ModelBackend], ModelBackend] = _same_model
+
+
+def _both_down(services: SimulatedServices) -> None:
+    services.fail_always(GEOCODING, Fault.status(503))
+    services.fail_always(WTTR, Fault.status(503))
+
+
+def _overloaded_once(model: ModelBackend) -> ModelBackend:
+    return FlakyModel(model, [api_error(529, "overloaded_error", "Overloaded")])
+
+
+SCENARIOS = (
+    Scenario("happy", "Happy path", "What's the weather in Paris?"),
+    Scenario(
+        "transient",
+        "A transient 503, then success",
+        "What's the weather in Tokyo?",
+        lambda s: s.fail(GEOCODING, Fault.status(503)),
+    ),
+    Scenario(
+        "fallback",
+        "Primary down → fallback",
+        "What's the weather in London?",
+        lambda s: s.fail_always(GEOCODING, Fault.status(503)),
+    ),
+    Scenario("degraded", "Both down → degraded answer", "How warm is it in Bonn?", _both_down),
+    Scenario("unknown_city", "An unknown city", "What's the weather in Atlantis?"),
+    Scenario(
+        "rate_limit",
+        "Rate limit with Retry-After",
+        "What's the weather in Berlin?",
+        lambda s: s.fail(GEOCODING, Fault.status(429, retry_after=2)),
+    ),
+    Scenario(
+        "invalid_input",
+        "Invalid input from the model",
+        "What's the weather in Sydney?",
+        model=MangledInputModel,
+    ),
+    Scenario(
+        "model_overloaded",
+        "The model API overloaded (529), once",
+        "What's the weather in Mumbai?",
+        model=_overloaded_once,
+    ),
+    Scenario("several", "Several cities at once", "Weather in Paris, Tokyo and New York?"),
+    Scenario("divide_by_zero", "A calculation that divides by zero", "What is 1/0?"),
+)
+
+
+@dataclass(slots=True)
+class SleepRecorder:
+    """An injected sleep: records each requested wait and returns at once."""
+
+    waits: list[float] = field(default_factory=list)
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        await asyncio.sleep(0)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A scenario's result, for the summary."""
+
+    scenario: Scenario
+    answer: Answer
+    events: list[EventDict]
+    waits: list[float]
+    seconds: float
+
+
+async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
+    """Fresh services, model and agent; one question; everything recorded."""
+    services = SimulatedServices()
+    scenario.faults(services)
+    sleep = SleepRecorder()
+    policy = Policy(sleep=sleep)
+    backend = scenario.model(make_backend(settings))
+    with capture_logs(processors=shared_processors()) as events:
+        async with make_client(transport=services.transport) as http:
+            agent = await open_agent(
+                settings, http=http, backend=backend, policy=policy, sleep=sleep
+            )
+            started = time.perf_counter()
+            try:
+                answer = await agent.ask(scenario.question)
+            finally:
+                await agent.aclose()
+    return Outcome(scenario, answer, events, sleep.waits, time.perf_counter() - started)
+
+
+def show(console: Console, number: int, outcome: Outcome) -> None:
+    """One scenario, in full."""
+    console.print(Rule(f"{number}. {outcome.scenario.title}", align="left"))
+    console.print(f"[bold]Question:[/] {outcome.scenario.question}", highlight=False)
+    console.print(trace_table(outcome.answer.attempts))
+    console.print("[bold]What the model was told:[/]")
+    for block in outcome.answer.tool_results or [{"content": "(no tool calls)"}]:
+        line = Text("  ")
+        if block.get("is_error"):
+            line.append("is_error ", style="red")
+        console.print(line.append(str(block["content"])))
+    console.print("[bold]What the developer log recorded:[/]")
+    for event in outcome.events:
+        if event["event"] not in _QUIET_EVENTS:
+            console.print(f"  {_log_line(event)}", markup=False, highlight=False, style="dim")
+    style = "green" if outcome.answer.answered else "red"
+    console.print(f"[bold]Answer:[/] [{style}]{outcome.answer.text}[/]", highlight=False)
+
+
+def _log_line(event: EventDict) -> str:
+    head = f"{event.get('level', '?'):7} {event['event']}"
+    what = " ".join(f"{k}={event[k]}" for k in ("source", "error_type", "action") if k in event)
+    note = event.get("developer_note")
+    return f"{head} {what}" + (f" — {note}" if note else "")
+
+
+def summary(outcomes: Sequence[Outcome]) -> Table:
+    """One row per scenario."""
+    table = Table(title="Summary", title_justify="left")
+    for column in (
+        "scenario",
+        "answered",
+        "model calls",
+        "attempts",
+        "failures logged",
+        "waits requested",
+        "took",
+    ):
+        table.add_column(column, justify="left" if column == "scenario" else "right")
+    for o in outcomes:
+        failures = sum(1 for e in o.events if e.get("developer_note"))
+        table.add_row(
+            o.scenario.name,
+            "yes" if o.answer.answered else "[red]no[/]",
+            str(o.answer.model_calls),
+            str(len(o.answer.attempts)),
+            str(failures),
+            ", ".join(f"{w:.1f} s" for w in o.waits) or "—",
+            f"{o.seconds * 1000:.0f} ms",
+        )
+    return table
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--offline", action="store_true", help="never use Claude")
+    names = [s.name for s in SCENARIOS]
+    parser.add_argument("--scenario", action="append", choices=names, help="run only these")
+    return parser.parse_args(argv)
+
+
+async def run(settings: Settings, chosen: Sequence[Scenario], console: Console) -> list[Outcome]:
+    """Every chosen scenario, shown as it finishes."""
+    outcomes = []
+    for number, scenario in enumerate(chosen, 1):
+        outcome = await run_scenario(scenario, settings)
+        show(console, number, outcome)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def main(argv: Sequence[str] | None = None, env: dict[str, str] | Any = None) -> int:
+    """Run the demo; exit 0 when every scenario produced an answer."""
+    args = parse(argv)
+    settings = Settings.from_env(os.environ if env is None else env, offline=args.offline)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    where = settings.banner or f"Online: Claude ({settings.model}), simulated weather faults."
+    console.print(where, style="dim")
+    chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
+    outcomes = asyncio.run(run(settings, chosen, console))
+    console.print(summary(outcomes))
+    return 0 if all(o.answer.answered for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""`agent.app.ask`: settings in, one answered turn out (the CLI's and the benchmark's entry)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from agent.app import ask, make_backend, open_agent
+from agent.models.claude import ClaudeModel
+from agent.models.offline import OfflineModel
+from agent.settings import Settings
+from tests.agent.fake_claude import message_body
+from tests.agent.helpers import SECRET
+from tools import Fault, SimulatedServices, make_client
+
+ONLINE = Settings(api_key=SECRET, base_url="https://claude.test", offline=False)
+
+
+async def test_offline_ask_answers_from_the_simulated_services() -> None:
+    """Offline: the scripted model calls get_weather and words the answer."""
+    answer = await ask("What's the weather in Paris?", Settings())
+    assert answer.answered is True
+    assert "Paris" in answer.text
+    assert "°C" in answer.text
+    assert answer.model_calls == 2
+    assert json.loads(answer.tool_results[0]["content"])["city"].startswith("Paris")
+
+
+async def test_several_cities_are_looked_up_in_one_round() -> None:
+    """Three cities: three tool_results from one model call, then the answer."""
+    answer = await ask("Weather in Paris, Tokyo and Lima?", Settings())
+    assert len(answer.tool_results) == 3
+    assert answer.model_calls == 2
+
+
+async def test_a_given_http_client_is_used_for_the_tools() -> None:
+    """`http=` replaces the tools' client (the benchmark injects faults this way)."""
+    services = SimulatedServices()
+    services.fail_always("open-meteo-geocoding", Fault.status(404))
+    services.fail_always("wttr", Fault.status(404))
+    async with make_client(transport=services.transport) as http:
+        answer = await ask("weather in Paris?", Settings(), http=http)
+    assert answer.answered is True
+    assert services.calls["open-meteo-geocoding"]
+    assert services.calls["wttr"]
+
+
+async def test_a_division_by_zero_is_a_graceful_answer() -> None:
+    """calculate 1/0 is an is_error result the model relays; the turn is answered."""
+    answer = await ask("what is 1/0?", Settings())
+    assert answer.tool_results[0]["is_error"] is True
+    assert "zero" in answer.text
+
+
+def test_the_backend_follows_the_settings() -> None:
+    """Offline settings give the scripted model; a key gives Claude."""
+    assert isinstance(make_backend(Settings()), OfflineModel)
+    assert isinstance(make_backend(ONLINE), ClaudeModel)
+
+
+async def test_online_ask_uses_claude_at_the_base_url(httpx2_mock: Any) -> None:
+    """With a key, requests go to ANTHROPIC_BASE_URL with the key as a bearer token."""
+    route = httpx2_mock.post("https://claude.test/v1/messages").mock(
+        return_value=httpx.Response(200, json=message_body({"type": "text", "text": "Hi!"}))
+    )
+    async with make_client(transport=SimulatedServices().transport) as http:
+        answer = await ask("hello", ONLINE, http=http)
+    assert answer.text == "Hi!"
+    assert route.call_count == 1
+    assert route.calls[0].request.headers["authorization"] == f"Bearer {SECRET}"
+
+
+async def test_aclose_closes_what_the_agent_opened() -> None:
+    """Clients the agent created are closed with it; a given client is left open."""
+    async with make_client(transport=SimulatedServices().transport) as http:
+        agent = await open_agent(Settings(), http=http)
+        await agent.aclose()
+        assert not http.is_closed

@@ -1,0 +1,181 @@
+"""The `agent` command line: exit codes, streams, log file, and no secret anywhere."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agent.cli import EXIT_NO_ANSWER, EXIT_OK, EXIT_USAGE, main
+from tests.agent.fake_claude import message_body
+from tests.agent.helpers import SECRET
+
+ROOT = Path(__file__).resolve().parents[2]
+URL = "https://claude.test/v1/messages"
+
+
+def run(
+    argv: list[str], env: dict[str, str] | None = None, lines: list[str] = ()
+) -> tuple[int, str, str]:  # type: ignore[assignment]
+    out, err = io.StringIO(), io.StringIO()
+    pending = list(lines)
+
+    def read(prompt: str) -> str:
+        if not pending:
+            raise EOFError
+        return pending.pop(0)
+
+    code = main(argv, env=env or {}, stdout=out, stderr=err, read=read)
+    return code, out.getvalue(), err.getvalue()
+
+
+def online(tmp_path: Path) -> dict[str, str]:
+    return {
+        "ANTHROPIC_API_KEY": SECRET,
+        "ANTHROPIC_BASE_URL": "https://claude.test",
+        "AGENT_LOG_FILE": str(tmp_path / "agent.jsonl"),
+    }
+
+
+def test_ask_offline_prints_the_answer_and_exits_0() -> None:
+    """The answer on stdout, the offline banner on stderr, exit 0."""
+    code, out, err = run(["ask", "what is 12 * 7?"])
+    assert (code, out) == (EXIT_OK, "12 * 7 = 84.\n")
+    assert "Offline" in err
+    assert "ANTHROPIC_API_KEY" in err
+
+
+def test_an_unquoted_question_is_joined() -> None:
+    """`agent ask what is 2 + 2` works without quotes."""
+    assert run(["ask", "what", "is", "2", "+", "2"])[1] == "2 + 2 = 4.\n"
+
+
+def test_a_degraded_answer_still_exits_0() -> None:
+    """A graceful "could not" answer counts as answered."""
+    code, out, _ = run(["--offline", "ask", "what is 1/0?"])
+    assert code == EXIT_OK
+    assert "zero" in out
+
+
+@pytest.mark.parametrize("argv", [["ask"], ["ask", "   "], ["--bogus"], ["frobnicate"]])
+def test_usage_errors_exit_2(argv: list[str]) -> None:
+    """A missing or empty question, or an unknown option or command, is a usage error."""
+    code, out, err = run(argv)
+    assert code == EXIT_USAGE
+    assert out == ""
+    assert err
+
+
+def test_help_exits_0_on_stdout() -> None:
+    """--help goes to stdout."""
+    code, out, _ = run(["--help"])
+    assert code == EXIT_OK
+    assert "ask" in out
+    assert "chat" in out
+
+
+def test_a_rejected_key_exits_1_with_one_sentence(httpx2_mock: Any, tmp_path: Path) -> None:
+    """401: nothing on stdout, one sentence on stderr naming the fix, no key, no traceback."""
+    body = {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": "invalid x-api-key"},
+    }
+    httpx2_mock.post(URL).mock(return_value=httpx.Response(401, json=body))
+    code, out, err = run(["ask", "what is 2 + 2?"], online(tmp_path))
+    assert (code, out) == (EXIT_NO_ANSWER, "")
+    assert err.count("\n") == 1
+    assert "ANTHROPIC_API_KEY" in err
+    assert SECRET not in err
+    assert "Traceback" not in err
+
+
+def test_the_log_file_gets_json_events_without_secrets(httpx2_mock: Any, tmp_path: Path) -> None:
+    """AGENT_LOG_FILE: one JSON event a line; the failure has its developer_note; no key."""
+    body = {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": f"bad header x-api-key: {SECRET}"},
+    }
+    httpx2_mock.post(URL).mock(return_value=httpx.Response(400, json=body))
+    run(["ask", "hi"], online(tmp_path))
+    text = (tmp_path / "agent.jsonl").read_text()
+    events = [json.loads(line) for line in text.splitlines()]
+    [failed] = [e for e in events if e["event"] == "model.call_failed"]
+    assert failed["developer_note"]
+    assert failed["error_type"] == "invalid_request"
+    assert {"timestamp", "level", "turn"} <= failed.keys()
+    assert SECRET not in text
+
+
+def test_ask_online_answers_with_claude(httpx2_mock: Any, tmp_path: Path) -> None:
+    """With a key, the model's text is printed and no banner is shown."""
+    reply = message_body({"type": "text", "text": "Four."})
+    route = httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=reply))
+    code, out, err = run(["ask", "--model", "claude-opus-4-6", "2+2?"], online(tmp_path))
+    assert (code, out, err) == (EXIT_OK, "Four.\n", "")
+    assert json.loads(route.calls[0].request.content)["model"] == "claude-opus-4-6"
+
+
+def test_verbose_logs_readable_events_on_stderr() -> None:
+    """--verbose writes log events to stderr, the answer still alone on stdout."""
+    _code, out, err = run(["ask", "--verbose", "what is 2 + 2?"])
+    assert out == "2 + 2 = 4.\n"
+    assert "agent.turn_finished" in err
+
+
+def test_no_subcommand_starts_the_chat() -> None:
+    """`agent` alone is the REPL; Ctrl-D (end of input) exits 0."""
+    code, out, _ = run([], lines=["what is 2 + 2?"])
+    assert code == EXIT_OK
+    assert "2 + 2 = 4." in out
+
+
+def test_a_bug_is_one_sentence_and_exit_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unexpected exception becomes a plain sentence on stderr, never a traceback."""
+    import agent.app
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError(f"internal detail {SECRET}")
+
+    monkeypatch.setattr(agent.app, "ask", broken)
+    code, out, err = run(["ask", "hi"])
+    assert code == EXIT_NO_ANSWER
+    assert out == ""
+    assert "Traceback" not in err
+    assert SECRET not in err
+    assert "RuntimeError" not in err
+
+
+def test_the_cli_module_does_not_import_anthropic() -> None:
+    """Importing agent.cli stays cheap: no anthropic SDK (explain-error relies on it)."""
+    code = "import sys, agent.cli; print(sorted({'anthropic', 'httpx2'} & set(sys.modules)))"
+    done = subprocess.run(  # noqa: S603 - a fixed argv: our own interpreter
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_python_dash_m_agent_runs_the_cli() -> None:
+    """`python -m agent ask …` works like the console script."""
+    done = subprocess.run(
+        [sys.executable, "-m", "agent", "ask", "what is 6 * 7?"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"PATH": "", "NO_COLOR": "1"},
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "6 * 7 = 42.\n")
+
+
+def test_a_malformed_endpoint_is_a_usage_error() -> None:
+    """WTTR_URL that is not an http(s) URL: exit 2 with one line, no traceback."""
+    code, out, err = run(["ask", "hi"], {"WTTR_URL": "ftp://wttr.test"})
+    assert (code, out) == (EXIT_USAGE, "")
+    assert err.count("\n") == 1
+    assert "Traceback" not in err

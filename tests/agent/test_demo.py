@@ -1,0 +1,92 @@
+"""scripts/demo.py: every scenario answers, offline, without really sleeping."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from agent.settings import Settings
+from tests.agent.fake_claude import message_body
+from tests.agent.helpers import SECRET
+
+DEMO = Path(__file__).resolve().parents[2] / "scripts" / "demo.py"
+
+
+@pytest.fixture(scope="module")
+def demo() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("demo", DEMO)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["demo"] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_every_scenario_is_answered_offline(demo: ModuleType) -> None:
+    """All ten scenarios end answered, each failure logged with a developer_note."""
+    outcomes = [await demo.run_scenario(s, Settings()) for s in demo.SCENARIOS]
+    assert len(outcomes) == 10
+    assert all(o.answer.answered for o in outcomes)
+    failing = [o for o in outcomes if o.scenario.name != "happy" and o.scenario.name != "several"]
+    assert all(any(e.get("developer_note") for e in o.events) for o in failing)
+
+
+async def test_the_rate_limit_wait_is_requested_not_slept(demo: ModuleType) -> None:
+    """Retry-After: 2 is recorded as a 2 s wait while the scenario runs instantly."""
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "rate_limit"]
+    outcome = await demo.run_scenario(scenario, Settings())
+    assert 2.0 in outcome.waits
+    assert outcome.seconds < 1
+
+
+async def test_both_down_is_a_degraded_answer_without_numbers(demo: ModuleType) -> None:
+    """The degraded scenario tells the model the weather is unavailable, with no figures."""
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "degraded"]
+    outcome = await demo.run_scenario(scenario, Settings())
+    [result] = outcome.answer.tool_results
+    assert json.loads(result["content"])["degraded"] is True
+    assert "°" not in outcome.answer.text
+
+
+async def test_invalid_input_is_fixed_by_the_model(demo: ModuleType) -> None:
+    """The spoiled call gets fix_input; the model resends it corrected and answers."""
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "invalid_input"]
+    outcome = await demo.run_scenario(scenario, Settings())
+    first, second = outcome.answer.tool_results
+    assert first["is_error"] is True
+    assert "is_error" not in second
+    assert "Sydney" in outcome.answer.text
+
+
+def test_main_prints_every_scenario_and_a_summary(
+    demo: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole demo, offline: exit 0, each title and the summary on stdout."""
+    assert demo.main(["--offline"], env={}) == 0
+    out = capsys.readouterr().out
+    assert all(s.title in out for s in demo.SCENARIOS)
+    assert "Summary" in out
+
+
+async def test_with_a_key_the_scenarios_run_against_claude(
+    demo: ModuleType, httpx2_mock: Any
+) -> None:
+    """Online, the model-overloaded scenario fails Claude once, then Claude answers."""
+    reply = message_body({"type": "text", "text": "Mumbai is warm."})
+    route = httpx2_mock.post("https://claude.test/v1/messages").mock(
+        return_value=httpx.Response(200, json=reply)
+    )
+    settings = Settings(api_key=SECRET, base_url="https://claude.test", offline=False)
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "model_overloaded"]
+    outcome = await demo.run_scenario(scenario, settings)
+    assert outcome.answer.text == "Mumbai is warm."
+    assert route.call_count == 1
+    assert [a.outcome for a in outcome.answer.attempts] == ["overloaded", "ok"]

@@ -1,0 +1,151 @@
+"""Model calls: one retry layer, decided by error-to-action, with an injected sleep."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+from structlog.testing import capture_logs
+
+from agent.model_call import ModelCaller, ModelUnavailable
+from agent.models import ModelRequest
+from agent.models.faults import FlakyModel, api_error
+from tests.agent.helpers import SECRET, ScriptedModel, text
+from tools import Attempt, Progress
+
+REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
+
+
+async def call(model: Any, sleep: Any, observer: Any = None) -> tuple[Any, list[Attempt]]:
+    timeline: list[Attempt] = []
+    caller = ModelCaller(model, sleep=sleep, observer=observer)
+    return await caller.create(REQUEST, timeline), timeline
+
+
+async def test_an_overloaded_model_is_retried_with_backoff(fake_sleep: Any, sleeps: list) -> None:
+    """Two 529s then an answer: two waits within the backoff bounds, then the message."""
+    model = ScriptedModel(
+        api_error(529, "overloaded_error"), api_error(529, "overloaded_error"), text("ok")
+    )
+    message, timeline = await call(model, fake_sleep)
+    assert message.content[0].text == "ok"
+    assert len(sleeps) == 2
+    assert all(0 <= s <= 8 for s in sleeps)
+    assert [a.outcome for a in timeline] == ["overloaded", "overloaded", "ok"]
+
+
+async def test_retry_after_is_honoured(fake_sleep: Any, sleeps: list) -> None:
+    """A 429 with Retry-After: 3 waits three seconds, once."""
+    limited = api_error(429, "rate_limit_error", headers={"retry-after": "3"})
+    await call(ScriptedModel(limited, text("ok")), fake_sleep)
+    assert sleeps == [3.0]
+
+
+async def test_a_zero_retry_after_does_not_hot_loop(fake_sleep: Any, sleeps: list) -> None:
+    """Retry-After: 0 still waits the minimum."""
+    limited = api_error(429, "rate_limit_error", headers={"retry-after": "0"})
+    await call(ScriptedModel(limited, text("ok")), fake_sleep)
+    assert sleeps[0] >= 1.0
+
+
+async def test_retries_stop_at_the_policy_bound(fake_sleep: Any, sleeps: list) -> None:
+    """A model that stays overloaded is given up after three attempts."""
+    model = ScriptedModel(*(api_error(529, "overloaded_error") for _ in range(5)))
+    with capture_logs() as logs, pytest.raises(ModelUnavailable) as caught:
+        await call(model, fake_sleep)
+    assert len(model.requests) == 3
+    assert len(sleeps) == 2
+    failed = [e for e in logs if e["event"] == "model.call_failed"]
+    assert len(failed) == 1
+    assert failed[0]["developer_note"]
+    assert caught.value.result.retryable is False
+
+
+async def test_each_failed_attempt_is_logged_once(fake_sleep: Any) -> None:
+    """Every failure is one event: attempt_failed when retried, call_failed when not."""
+    model = ScriptedModel(*(api_error(500, "api_error") for _ in range(3)))
+    with capture_logs() as logs, pytest.raises(ModelUnavailable):
+        await call(model, fake_sleep)
+    events = [e["event"] for e in logs]
+    assert events == ["model.attempt_failed", "model.call_failed"]
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type"),
+    [(401, "authentication_error"), (400, "invalid_request_error"), (402, "billing_error")],
+)
+async def test_failures_that_will_not_pass_are_not_retried(
+    fake_sleep: Any, sleeps: list, status: int, error_type: str
+) -> None:
+    """A rejected key, a malformed request or spent credit is given up at once."""
+    model = ScriptedModel(api_error(status, error_type), text("never"))
+    with pytest.raises(ModelUnavailable):
+        await call(model, fake_sleep)
+    assert sleeps == []
+    assert len(model.requests) == 1
+
+
+async def test_a_rejected_key_says_how_to_fix_it_without_the_key(fake_sleep: Any) -> None:
+    """The sentence for a 401 names ANTHROPIC_API_KEY and never the key itself."""
+    error = api_error(401, "authentication_error", f"invalid x-api-key {SECRET}")
+    with capture_logs() as logs, pytest.raises(ModelUnavailable) as caught:
+        await call(ScriptedModel(error), fake_sleep)
+    assert "ANTHROPIC_API_KEY" in caught.value.sentence
+    assert SECRET not in caught.value.sentence
+    assert SECRET not in str(logs)
+
+
+async def test_a_mid_stream_overload_is_retried(fake_sleep: Any, sleeps: list) -> None:
+    """An `event: error` overloaded_error (HTTP 200) is a capacity failure like a 529."""
+    model = ScriptedModel(api_error(200, "overloaded_error"), text("ok"))
+    message, _ = await call(model, fake_sleep)
+    assert message.content[0].text == "ok"
+    assert len(sleeps) == 1
+
+
+async def test_a_connection_error_is_retried_once(fake_sleep: Any, sleeps: list) -> None:
+    """Connection refused: one more try, then give up."""
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages")
+    model = ScriptedModel(*(anthropic.APIConnectionError(request=request) for _ in range(3)))
+    with pytest.raises(ModelUnavailable):
+        await call(model, fake_sleep)
+    assert len(model.requests) == 2
+
+
+async def test_retries_are_reported_for_the_status_line(fake_sleep: Any) -> None:
+    """Each scheduled retry sends a Progress event a person can read."""
+    events: list[Progress] = []
+    model = ScriptedModel(api_error(529, "overloaded_error"), text("ok"))
+    await call(model, fake_sleep, events.append)
+    [event] = events
+    assert event.kind == "waiting"
+    assert "busy" in event.message
+
+
+async def test_a_flaky_wrapper_fails_then_passes_through(fake_sleep: Any) -> None:
+    """FlakyModel raises its injected errors first, then answers like the inner model."""
+    flaky = FlakyModel(ScriptedModel(text("ok")), [api_error(529, "overloaded_error")])
+    message, timeline = await call(flaky, fake_sleep)
+    assert message.content[0].text == "ok"
+    assert len(timeline) == 2
+
+
+async def test_cancellation_is_not_retried(fake_sleep: Any) -> None:
+    """A cancelled call propagates at once."""
+    import asyncio
+
+    model = ScriptedModel(asyncio.CancelledError())
+    with pytest.raises(asyncio.CancelledError):
+        await call(model, fake_sleep)
+    assert len(model.requests) == 1
+
+
+async def test_a_retry_after_beyond_the_cap_is_not_waited(fake_sleep: Any, sleeps: list) -> None:
+    """Retry-After of an hour: no sleep at all; the sentence says when to try again."""
+    limited = api_error(429, "rate_limit_error", headers={"retry-after": "3600"})
+    with pytest.raises(ModelUnavailable) as caught:
+        await call(ScriptedModel(limited, text("never")), fake_sleep)
+    assert sleeps == []
+    assert "minutes" in caught.value.sentence or "hour" in caught.value.sentence

@@ -1,0 +1,190 @@
+"""The chat REPL, driven through injected input and output."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent.app import Agent, open_agent
+from agent.console import Screen
+from agent.model_call import ModelCaller
+from agent.repl import PROMPT, Repl, run_repl
+from agent.settings import Settings
+from tests.agent.helpers import ScriptedModel, calls, registry, text
+from tools import Fault, Policy, SimulatedServices, Tool, ToolResult, make_client
+
+
+def reader(lines: Iterable[str | BaseException]) -> Callable[[str], str]:
+    """input(): the given lines (or exceptions, e.g. KeyboardInterrupt), then Ctrl-D."""
+    pending = list(lines)
+
+    def read(prompt: str) -> str:
+        assert prompt == PROMPT
+        if not pending:
+            raise EOFError
+        item = pending.pop(0)
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    return read
+
+
+def chat(
+    lines: Iterable[str | BaseException],
+    *,
+    agent: Callable[[Screen], Any] | None = None,
+    services: SimulatedServices | None = None,
+    terminal: bool = False,
+    color: bool = False,
+) -> str:
+    """Run a whole session; returns everything written."""
+    written: list[str] = []
+    screen = Screen(written.append, terminal=terminal, color=color)
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    async def open_repl() -> Repl:
+        if agent is not None:
+            return Repl(agent(screen), screen)
+        sim = services or SimulatedServices()
+        built = await open_agent(
+            Settings(),
+            http=make_client(transport=sim.transport),
+            observer=screen.status,
+            policy=Policy(sleep=no_sleep),
+            sleep=no_sleep,
+        )
+        return Repl(built, screen)
+
+    assert run_repl(open_repl, reader(lines), banner=Settings().banner) == 0
+    return "".join(written)
+
+
+def test_a_question_is_answered_and_the_session_ends_on_ctrl_d() -> None:
+    """A question gets its streamed answer; end of input exits cleanly."""
+    out = chat(["what is 2 + 2?"])
+    assert "2 + 2 = 4." in out
+    assert "Offline" in out
+
+
+def test_help_lists_the_commands() -> None:
+    """/help names every command."""
+    out = chat(["/help"])
+    assert all(c in out for c in ("/help", "/tools", "/reset", "/trace", "/quit"))
+
+
+def test_tools_lists_the_tools() -> None:
+    """/tools shows each tool the model may call."""
+    out = chat(["/tools"])
+    assert "get_weather" in out
+    assert "calculate" in out
+
+
+def test_quit_ends_the_session_before_later_input() -> None:
+    """/quit stops reading."""
+    out = chat(["/quit", "what is 2 + 2?"])
+    assert "= 4" not in out
+
+
+def test_an_unknown_command_is_explained() -> None:
+    """A typo in a command gets a hint, not a model call."""
+    assert "try /help" in chat(["/hepl"])
+
+
+def test_trace_shows_every_attempt_of_the_last_turn() -> None:
+    """/trace lists sources, outcomes, actions and waits, including a retried 503."""
+    services = SimulatedServices()
+    services.fail("open-meteo-geocoding", Fault.status(503, retry_after=1))
+    out = chat(["weather in Paris?", "/trace"], services=services)
+    assert "open-meteo" in out
+    assert "service_unavailable" in out
+    assert "wait" in out
+    assert "1.0 s" in out
+
+
+def test_trace_before_any_turn_says_there_is_nothing() -> None:
+    """/trace with no turn yet says so."""
+    assert "Nothing to show" in chat(["/trace"])
+
+
+def test_the_status_line_reports_a_retry() -> None:
+    """A busy service shows a status line while the tool waits."""
+    services = SimulatedServices()
+    services.fail("open-meteo-geocoding", Fault.status(503, retry_after=2))
+    out = chat(["weather in Paris?"], services=services)
+    assert "… " in out
+    assert "2 s" in out
+
+
+def _two_turn_agent(model: ScriptedModel) -> Callable[[Screen], Agent]:
+    async def no_sleep(_: float) -> None:
+        return None
+
+    return lambda screen: Agent(ModelCaller(model, sleep=no_sleep), registry())
+
+
+def test_the_conversation_is_kept_across_turns_and_reset_clears_it() -> None:
+    """The second question is sent with the first; after /reset it is sent alone."""
+    model = ScriptedModel(text("one"), text("two"), text("three"))
+    chat(["first", "second", "/reset", "third"], agent=_two_turn_agent(model))
+    assert [len(r.messages) for r in model.requests] == [1, 3, 1]
+
+
+def test_ctrl_c_at_the_prompt_does_not_exit() -> None:
+    """KeyboardInterrupt while reading gives a fresh prompt."""
+    out = chat([KeyboardInterrupt(), "what is 2 + 2?"])
+    assert "2 + 2 = 4." in out
+
+
+def test_ctrl_c_during_a_turn_cancels_only_that_turn() -> None:
+    """SIGINT mid-turn: the turn is cancelled, history rolled back, the next question works."""
+
+    class In(BaseModel):
+        x: int
+
+    async def interrupt(_: In) -> ToolResult:
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.Event().wait()
+        return ToolResult("never")
+
+    model = ScriptedModel(calls(("interrupt", {"x": 1})), text("after"))
+    tools = registry([Tool("interrupt", "sends Ctrl-C", In, interrupt, "interrupting")])
+    out = chat(["go", "again"], agent=lambda screen: Agent(ModelCaller(model), tools))
+    assert "(cancelled)" in out
+    assert "after" in out
+    assert len(model.requests[1].messages) == 1
+
+
+def test_an_unreachable_model_is_one_plain_sentence() -> None:
+    """The model down: the user reads one sentence; the session goes on."""
+    from agent.models.faults import api_error
+
+    model = ScriptedModel(*(api_error(529, "overloaded_error") for _ in range(3)), text("back"))
+    out = chat(["hi", "again"], agent=_two_turn_agent(model))
+    assert "try again" in out
+    assert "529" not in out
+    assert "back" in out
+
+
+def test_no_colour_off_a_terminal() -> None:
+    """Piped output has no escape sequences."""
+    assert "\x1b[" not in chat(["/help", "/unknown"])
+
+
+def test_colour_on_a_terminal() -> None:
+    """On a colour terminal, notes are styled."""
+    assert "\x1b[" in chat(["/unknown"], terminal=True, color=True)
+
+
+def test_a_terminal_without_colour_has_no_colour_codes() -> None:
+    """NO_COLOR: a terminal, but no colour codes (only line clearing)."""
+    out = chat(["/unknown"], terminal=True, color=False)
+    assert "\x1b[3" not in out
+    assert "\x1b[1m" not in out

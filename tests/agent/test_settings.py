@@ -1,0 +1,65 @@
+"""Settings from the environment."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.settings import DEFAULT_MODEL, Settings
+from tests.agent.helpers import SECRET
+
+
+def test_no_key_means_offline_with_a_banner_saying_how_to_use_claude() -> None:
+    """Without ANTHROPIC_API_KEY the app runs offline and says how to change that."""
+    settings = Settings.from_env({})
+    assert settings.offline is True
+    assert settings.banner is not None
+    assert "ANTHROPIC_API_KEY" in settings.banner
+
+
+def test_a_key_means_claude_with_the_default_model() -> None:
+    """With a key: online, claude-sonnet-4-6, no banner."""
+    settings = Settings.from_env({"ANTHROPIC_API_KEY": SECRET})
+    assert (settings.offline, settings.model, settings.banner) == (False, DEFAULT_MODEL, None)
+
+
+@pytest.mark.parametrize(
+    ("env", "offline"),
+    [({"AGENT_OFFLINE": "1"}, False), ({}, True), ({"AGENT_OFFLINE": "0"}, False)],
+)
+def test_offline_can_be_forced_even_with_a_key(env: dict[str, str], offline: bool) -> None:
+    """AGENT_OFFLINE=1 or --offline force offline; AGENT_OFFLINE=0 does not."""
+    settings = Settings.from_env({"ANTHROPIC_API_KEY": SECRET, **env}, offline=offline)
+    assert settings.offline is (env.get("AGENT_OFFLINE") == "1" or offline)
+
+
+def test_model_base_url_and_log_file_come_from_the_environment() -> None:
+    """AGENT_MODEL, ANTHROPIC_BASE_URL and AGENT_LOG_FILE are read; --model wins."""
+    env = {
+        "AGENT_MODEL": "claude-opus-4-6",
+        "ANTHROPIC_BASE_URL": "http://x.test",
+        "AGENT_LOG_FILE": "/tmp/a.log",
+    }
+    settings = Settings.from_env(env)
+    assert (settings.model, settings.base_url, settings.log_file) == (
+        "claude-opus-4-6",
+        "http://x.test",
+        "/tmp/a.log",
+    )
+    assert Settings.from_env(env, model="claude-haiku-4-6").model == "claude-haiku-4-6"
+
+
+def test_weather_endpoints_come_from_the_environment() -> None:
+    """WTTR_URL and the Open-Meteo URLs are passed to the tools."""
+    settings = Settings.from_env({"WTTR_URL": "http://wttr.test/"})
+    assert settings.endpoints.wttr_url == "http://wttr.test"
+
+
+def test_the_key_never_appears_in_the_repr() -> None:
+    """repr(settings) is safe to log."""
+    assert SECRET not in repr(Settings.from_env({"ANTHROPIC_API_KEY": SECRET}))
+
+
+def test_settings_are_frozen() -> None:
+    """Settings are a value."""
+    with pytest.raises(AttributeError):
+        Settings().model = "x"  # type: ignore[misc]

@@ -1,0 +1,126 @@
+"""The HTTP client factory and the capped, checked JSON fetch."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus
+from tools.http import USER_AGENT, get_json, make_client, read_capped
+
+
+class Endless:
+    """A streamed body that counts how much of itself was ever produced."""
+
+    def __init__(self, size: int = 10_000_000, chunk: int = 65536) -> None:
+        self.size, self.chunk, self.produced = size, chunk, 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while self.produced < self.size:
+            self.produced += self.chunk
+            yield b"x" * self.chunk
+
+
+def serving(response: httpx.Response) -> httpx.MockTransport:
+    return httpx.MockTransport(lambda _request: response)
+
+
+async def test_client_sends_a_user_agent() -> None:
+    """Every request names the app."""
+    seen: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(204)
+
+    transport = httpx.MockTransport(record)
+    async with make_client(transport=transport) as client:
+        await client.get("https://example.test/")
+    assert seen[0].headers["User-Agent"] == USER_AGENT
+
+
+async def test_client_has_connect_and_read_timeouts() -> None:
+    """Connect and read timeouts are set from the arguments."""
+    async with make_client(connect_timeout=1.5, read_timeout=2.5) as client:
+        assert (client.timeout.connect, client.timeout.read) == (1.5, 2.5)
+
+
+async def test_huge_body_is_never_read_whole() -> None:
+    """A 10 MB streamed body stops at the cap: only about the cap is ever produced."""
+    body = Endless()
+    transport = serving(httpx.Response(200, content=body))
+    async with make_client(transport=transport, max_bytes=100_000) as client:
+        with pytest.raises(ResponseTooLarge):
+            await client.get("https://example.test/")
+    assert body.produced <= 100_000 + body.chunk
+
+
+async def test_declared_length_over_the_cap_is_refused_unread() -> None:
+    """A Content-Length over the cap is refused before any of the body is read."""
+    body = Endless(size=200)
+    headers = {"Content-Length": "5000000"}
+    transport = serving(httpx.Response(200, content=body, headers=headers))
+    async with make_client(transport=transport, max_bytes=1000) as client:
+        with pytest.raises(ResponseTooLarge, match="declared length"):
+            await client.get("https://example.test/")
+    assert body.produced == 0
+
+
+async def read_through(response: httpx.Response, cap: int) -> bytes:
+    client = make_client(transport=serving(response))
+    async with client, client.stream("GET", "https://example.test/") as streamed:
+        return await read_capped(streamed, cap)
+
+
+async def test_cap_applies_to_the_decoded_body() -> None:
+    """A small gzip body that inflates past the cap is stopped too."""
+    bomb = gzip.compress(b"0" * 2_000_000)
+    response = httpx.Response(200, content=bomb, headers={"Content-Encoding": "gzip"})
+    with pytest.raises(ResponseTooLarge):
+        await read_through(response, 1_000_000)
+
+
+async def test_small_body_reads_whole() -> None:
+    """Under the cap, read_capped returns the body."""
+    assert await read_through(httpx.Response(200, content=b"hello"), 10) == b"hello"
+
+
+async def test_get_json_parses_json() -> None:
+    """A 2xx JSON body is parsed."""
+    transport = serving(httpx.Response(200, json={"a": 1}))
+    async with make_client(transport=transport) as client:
+        assert await get_json(client, "https://example.test/", source="s") == {"a": 1}
+
+
+async def test_get_json_non_2xx_is_upstream_status() -> None:
+    """A non-2xx answer raises UpstreamStatus with the status, headers and source."""
+    response = httpx.Response(429, json={"error": True}, headers={"Retry-After": "7"})
+    async with make_client(transport=serving(response)) as client:
+        with pytest.raises(UpstreamStatus) as caught:
+            await get_json(client, "https://example.test/", source="svc")
+    error = caught.value
+    assert (error.status, error.headers["retry-after"], error.source) == (429, "7", "svc")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"<html>oops</html>", b"", b'{"t": NaN}', b'{"t": Infinity}', b'{"cut'],
+)
+async def test_get_json_rejects_what_is_not_json(content: bytes) -> None:
+    """HTML, empty, truncated bodies and NaN are not JSON: BadUpstreamData."""
+    transport = serving(httpx.Response(200, content=content))
+    async with make_client(transport=transport) as client:
+        with pytest.raises(BadUpstreamData):
+            await get_json(client, "https://example.test/", source="svc")
+
+
+async def test_get_json_names_the_source_of_an_oversized_body() -> None:
+    """ResponseTooLarge raised while fetching carries the source's name."""
+    transport = serving(httpx.Response(200, content=Endless()))
+    async with make_client(transport=transport) as client:
+        with pytest.raises(ResponseTooLarge) as caught:
+            await get_json(client, "https://example.test/", source="svc")
+    assert caught.value.source == "svc"

@@ -1,0 +1,321 @@
+"""The middleware on its own, with scripted sources: no HTTP, fake time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import httpx
+import pytest
+from structlog.testing import capture_logs
+
+from errors import (
+    BadUpstreamData,
+    DeadlineExceeded,
+    InvalidInput,
+    NotFound,
+    UpstreamStatus,
+    Verdict,
+    classify,
+)
+from tests.tools.fakes import FakeClock
+from tools.middleware import (
+    AttemptInfo,
+    Deadline,
+    Outcome,
+    Policy,
+    Resilience,
+    RetryBudget,
+    Source,
+    decide,
+    full_jitter,
+)
+from tools.middleware._call import Call
+
+
+class Scripted:
+    """A source whose attempts go as scripted (an exception raises), the last step repeating."""
+
+    def __init__(self, *steps: BaseException | str) -> None:
+        self.steps = steps or ("answer",)
+        self.seen: list[AttemptInfo] = []
+
+    async def __call__(self, info: AttemptInfo) -> str:
+        self.seen.append(info)
+        step = self.steps[min(len(self.seen), len(self.steps)) - 1]
+        if isinstance(step, BaseException):
+            raise step
+        return step
+
+
+def unavailable() -> UpstreamStatus:
+    return UpstreamStatus(503, "down", source="a")
+
+
+async def run(resilience: Resilience, *fetches: Scripted) -> Outcome[str]:
+    sources = [Source(name, fetch) for name, fetch in zip("abc", fetches, strict=False)]
+    return await resilience.run("getting the answer for Paris", sources)
+
+
+@pytest.fixture
+def resilience(policy: Policy) -> Resilience:
+    return Resilience("demo", policy)
+
+
+async def test_first_source_answers(resilience: Resilience) -> None:
+    """A healthy source answers on its first attempt; later sources are not touched."""
+    second = Scripted()
+    outcome = await run(resilience, Scripted("one"), second)
+    assert (outcome.value, outcome.source) == ("one", "a")
+    assert second.seen == []
+
+
+async def test_failures_fall_through_to_the_next_source(resilience: Resilience) -> None:
+    """A source that keeps failing is left for the next one."""
+    first = Scripted(unavailable())
+    outcome = await run(resilience, first, Scripted("two"))
+    assert (outcome.value, outcome.source) == ("two", "b")
+    assert [info.number for info in first.seen] == [1, 2]
+
+
+async def test_no_source_answers_ends_degraded(resilience: Resilience) -> None:
+    """With every source failing, the outcome has no value, no fix, and the last failure."""
+    outcome = await run(resilience, Scripted(unavailable()), Scripted(BadUpstreamData("x")))
+    assert (outcome.value, outcome.fix) == (None, None)
+    assert outcome.failure is not None
+    assert outcome.failure.result.error_type == "bad_data"
+
+
+async def test_not_found_is_remembered_past_failing_fallbacks(resilience: Resilience) -> None:
+    """ "No such thing" from the primary stands when the fallback only fails."""
+    missing = NotFound("Atlantis", what="place")
+    outcome = await run(resilience, Scripted(missing), Scripted(unavailable()))
+    assert outcome.fix is missing
+    assert outcome.value is None
+
+
+async def test_invalid_input_stops_the_chain(resilience: Resilience) -> None:
+    """Input a source rejects would be rejected everywhere: no fallback is tried."""
+    second = Scripted()
+    rejected = InvalidInput("city", "is not a city", "give a city name")
+    outcome = await run(resilience, Scripted(rejected), second)
+    assert outcome.fix is rejected
+    assert second.seen == []
+
+
+async def test_a_bug_in_a_source_is_not_retried_or_hidden(resilience: Resilience) -> None:
+    """A KeyError is a bug, not an outage: it propagates for the registry to report."""
+    broken = Scripted(KeyError("temperature"))
+    with pytest.raises(KeyError):
+        await run(resilience, broken, Scripted())
+    assert len(broken.seen) == 1
+
+
+async def test_timeout_makes_the_next_attempt_lighter(resilience: Resilience) -> None:
+    """After a timeout the source is told so, to send a lighter request."""
+    source = Scripted(httpx.ReadTimeout("slow"), "answer")
+    await run(resilience, source)
+    assert [(i.retry_count, i.after_timeout) for i in source.seen] == [(0, False), (1, True)]
+
+
+async def test_max_attempts_caps_even_retryable_failures(policy: Policy, clock: FakeClock) -> None:
+    """Policy.max_attempts bounds a source's attempts whatever the classifier allows."""
+    capped = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, max_attempts=2))
+    source = Scripted(UpstreamStatus(429, "busy"))
+    await run(capped, source)
+    assert len(source.seen) == 2
+
+
+def verdict_for(error: BaseException, retry_count: int = 0) -> Verdict:
+    return classify(error, "getting the answer", retry_count=retry_count)
+
+
+def busy(retry_after: str) -> UpstreamStatus:
+    return UpstreamStatus(429, "busy", headers={"Retry-After": retry_after})
+
+
+@pytest.mark.parametrize(
+    ("error", "retry_count", "retry", "reason", "wait"),
+    [
+        (unavailable(), 0, True, "backoff", 0.25),
+        (unavailable(), 1, False, "not_retryable", 0.0),
+        (UpstreamStatus(429, "busy"), 1, True, "backoff", 0.5),
+        (UpstreamStatus(429, "busy"), 2, False, "not_retryable", 0.0),
+        (busy("3"), 0, True, "retry_after", 3.0),
+        (busy("0"), 0, True, "retry_after", 1.0),
+        (busy("5"), 0, True, "retry_after", 5.0),
+        (busy("5.5"), 0, False, "hint_beyond_cap", 0.0),
+        (busy("3600"), 0, False, "hint_beyond_cap", 0.0),
+        (UpstreamStatus(401, "bad key"), 0, False, "not_retryable", 0.0),
+        (NotFound("Atlantis"), 0, False, "not_retryable", 0.0),
+        (httpx.ConnectError("refused"), 0, True, "backoff", 0.25),
+    ],
+)
+def test_decide_follows_error_to_action(
+    error: BaseException, retry_count: int, retry: bool, reason: str, wait: float, policy: Policy
+) -> None:
+    """Retry only on retry/wait, sleep hints within the cap, back off with jitter otherwise."""
+    call = Call("demo", "getting the answer", policy, None)
+    decision = decide(verdict_for(error, retry_count), retry_count, call, RetryBudget())
+    assert (decision.retry, decision.reason, decision.wait_s) == (retry, reason, wait)
+
+
+def test_decide_never_sleeps_past_the_deadline(policy: Policy, clock: FakeClock) -> None:
+    """A wait longer than the time left is refused, so the fallback gets the time."""
+    call = Call("demo", "getting the answer", policy, None)
+    clock.advance(policy.deadline_s - 2.5)
+    decision = decide(verdict_for(busy("3")), 0, call, RetryBudget())
+    assert (decision.retry, decision.reason) == (False, "deadline")
+
+
+def test_decide_respects_an_empty_retry_budget(policy: Policy) -> None:
+    """When the agent's retry budget is spent, nothing is retried."""
+    budget = RetryBudget(max_tokens=2)
+    budget.record_failure()
+    decision = decide(verdict_for(unavailable()), 0, Call("demo", "x", policy, None), budget)
+    assert (decision.retry, decision.reason) == (False, "retry_budget")
+
+
+def test_backoff_grows_and_is_capped() -> None:
+    """Full jitter: uniform below base·2ⁿ, never above max_backoff_s."""
+    top = Policy(rand=lambda: 0.999999, base_backoff_s=0.5, max_backoff_s=4.0)
+    ceilings = [round(full_jitter(top, n), 3) for n in range(6)]
+    assert ceilings == [0.5, 1.0, 2.0, 4.0, 4.0, 4.0]
+    assert full_jitter(Policy(rand=lambda: 0.0), 3) == 0.0
+
+
+async def test_retry_budget_stops_a_storm(clock: FakeClock) -> None:
+    """Under a storm of failures the shared budget switches retries off across calls."""
+    budget = RetryBudget(max_tokens=4, token_ratio=0.1)
+    storm = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, budget=budget))
+    sources = [Scripted(unavailable()) for _ in range(3)]
+    for source in sources:
+        await run(storm, source)
+    assert [len(s.seen) for s in sources] == [2, 1, 1]
+
+
+async def test_retry_budget_refills_with_successes(clock: FakeClock) -> None:
+    """Successes earn tokens back, and with them retries."""
+    budget = RetryBudget(max_tokens=4, token_ratio=0.5)
+    for _ in range(2):
+        budget.record_failure()
+    assert not budget.allows_retry()
+    budget.record_success()
+    assert budget.allows_retry()
+    assert budget.tokens == 2.5
+
+
+def test_retry_budget_rejects_nonsense() -> None:
+    """A budget needs a positive size."""
+    with pytest.raises(ValueError, match="max_tokens"):
+        RetryBudget(max_tokens=0)
+
+
+async def test_deadline_cuts_a_hanging_attempt() -> None:
+    """A per-attempt timeout turns a hang into a TimeoutError naming the source."""
+    deadline = Deadline.after(10.0, asyncio.get_running_loop().time)
+    with pytest.raises(TimeoutError, match="slow-source"):
+        await deadline.run(0.01, "slow-source", lambda: asyncio.sleep(5))
+
+
+async def test_deadline_cut_is_deadline_exceeded() -> None:
+    """When the whole-call budget is the shorter limit, the cut is DeadlineExceeded."""
+    deadline = Deadline.after(0.01, asyncio.get_running_loop().time)
+    with pytest.raises(DeadlineExceeded):
+        await deadline.run(5.0, "slow-source", lambda: asyncio.sleep(5))
+
+
+async def test_no_time_left_means_no_call(clock: FakeClock) -> None:
+    """With the deadline passed, the work is not even started."""
+    started: list[bool] = []
+
+    async def work() -> None:
+        started.append(True)
+
+    deadline = Deadline.after(1.0, clock)
+    clock.advance(2.0)
+    with pytest.raises(DeadlineExceeded):
+        await deadline.run(5.0, "source", work)
+    assert started == []
+
+
+async def test_inner_timeout_errors_pass_through() -> None:
+    """A TimeoutError from inside the work is not mistaken for the deadline's."""
+
+    async def work() -> None:
+        raise TimeoutError("inner")
+
+    deadline = Deadline.after(10.0, asyncio.get_running_loop().time)
+    with pytest.raises(TimeoutError, match="inner"):
+        await deadline.run(5.0, "source", work)
+
+
+async def test_a_spent_deadline_stops_the_chain(policy: Policy, clock: FakeClock) -> None:
+    """A first source that uses up the budget leaves no time to call the second one."""
+
+    async def slow_failure(_info: AttemptInfo) -> str:
+        clock.advance(policy.deadline_s + 1)
+        raise unavailable()
+
+    second = Scripted()
+    resilience = Resilience("demo", policy)
+    with capture_logs() as logs:
+        outcome = await resilience.run(
+            "getting the answer", [Source("a", slow_failure), Source("b", second)]
+        )
+    assert second.seen == []
+    assert resilience.breaker("b").state == "closed"  # never called: nothing against it
+    assert outcome.value is None
+    failed = [(e["source"], e["error_type"]) for e in logs if e["event"] == "tool.attempt_failed"]
+    assert failed == [("a", "server_error"), ("b", "deadline_exceeded")]
+
+
+def tripping(resilience: Resilience) -> Callable[[], Awaitable[Outcome[str]]]:
+    return lambda: run(resilience, Scripted(unavailable()), Scripted("backup"))
+
+
+async def test_circuit_opens_after_repeated_failures(clock: FakeClock, policy: Policy) -> None:
+    """After `threshold` failed attempts the source is skipped, not called, until cool-down."""
+    resilience = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=4))
+    for _ in range(2):
+        await tripping(resilience)()  # two calls, two attempts each
+    skipped = Scripted()
+    with capture_logs() as logs:
+        outcome = await run(resilience, skipped, Scripted("backup"))
+    assert skipped.seen == []
+    assert outcome.source == "b"
+    assert [a.outcome for a in outcome.attempts] == ["source_skipped", "ok"]
+    assert next(e["event"] for e in logs) == "tool.source_skipped"
+
+
+async def test_circuit_open_is_logged_when_it_trips(clock: FakeClock) -> None:
+    """The failure that opens a circuit logs tool.circuit_open once."""
+    resilience = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
+    with capture_logs() as logs:
+        await tripping(resilience)()
+        await tripping(resilience)()
+    opened = [e for e in logs if e["event"] == "tool.circuit_open"]
+    assert [(e["source"], e["cooldown_s"]) for e in opened] == [("a", 30.0)]
+
+
+async def test_half_open_probe_closes_the_circuit(clock: FakeClock) -> None:
+    """After the cool-down one probe goes through; its success closes the circuit."""
+    resilience = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
+    await tripping(resilience)()
+    clock.advance(31)
+    probe = Scripted("back")
+    outcome = await run(resilience, probe)
+    assert (outcome.value, len(probe.seen)) == ("back", 1)
+    assert resilience.breaker("a").state == "closed"
+
+
+async def test_failed_probe_reopens_without_retrying(clock: FakeClock) -> None:
+    """A failed half-open probe reopens the circuit; the retry finds it open and skips."""
+    resilience = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
+    await tripping(resilience)()
+    clock.advance(31)
+    probe = Scripted(unavailable())
+    outcome = await run(resilience, probe, Scripted("backup"))
+    assert len(probe.seen) == 1
+    assert [a.outcome for a in outcome.attempts] == ["server_error", "source_skipped", "ok"]
+    assert resilience.breaker("a").state == "open"

@@ -1,0 +1,95 @@
+"""The registry: definitions, and everything wrong with a call caught before the network."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from pydantic import BaseModel
+from structlog.testing import capture_logs
+
+from tests.tools.upstream import is_safe_for_a_model
+from tools import (
+    Registry,
+    SimulatedServices,
+    Tool,
+    ToolResult,
+    default_registry,
+)
+
+
+@pytest.fixture
+def registry(sim_client: httpx.AsyncClient) -> Registry:
+    return default_registry(sim_client)
+
+
+def test_default_registry_has_both_tools(registry: Registry) -> None:
+    """get_weather and calculate, in that order, each with an input schema."""
+    definitions = registry.definitions()
+    assert [d["name"] for d in definitions] == ["get_weather", "calculate"]
+    assert definitions[0]["input_schema"]["required"] == ["city"]
+    assert definitions[1]["input_schema"]["required"] == ["expression"]
+    assert [tool.name for tool in registry.tools] == ["get_weather", "calculate"]
+
+
+async def test_unknown_tool_is_fix_input_naming_the_tools(
+    registry: Registry, sim: SimulatedServices
+) -> None:
+    """An unknown name says which tools exist, and calls nothing."""
+    result = await registry.dispatch("get_wether", {"city": "Paris"})
+    assert result.is_error
+    assert result.error is not None
+    assert result.error.action == "fix_input"
+    assert "calculate, get_weather" in result.content
+    assert not any(sim.calls.values())
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ({}, "the city is missing"),
+        ({"city": None}, "the city must be text"),
+        ({"city": 12345}, "the city must be text"),
+        ({"city": ["Paris"]}, "the city must be text"),
+        ({"city": ""}, "the city is empty"),
+        ({"city": "   "}, "the city is empty"),
+        ({"city": "x" * 500}, "the city is too long"),
+        ({"city": ".."}, "the city is not valid"),
+        ({"city": "12345"}, "the city is not valid"),
+        ({"city": "Paris\r\nHost: evil"}, "the city is not valid"),
+        ({"city": "Paris", "units": "F"}, "units is not an accepted input"),
+        (None, "the input must be an object"),
+        ("Paris", "the input must be an object"),
+    ],
+)
+async def test_invalid_city_is_fix_input_before_any_request(
+    raw: object, words: str, registry: Registry, sim: SimulatedServices
+) -> None:
+    """Missing, null, mistyped, empty, absurd or extra input: fix_input, nothing sent."""
+    result = await registry.dispatch("get_weather", raw)
+    assert result.is_error
+    assert result.error is not None
+    assert (result.error.action, result.error.error_type) == ("fix_input", "invalid_input")
+    assert words in result.content
+    assert is_safe_for_a_model(result.content)
+    assert not any(sim.calls.values())
+
+
+class _Input(BaseModel):
+    value: str
+
+
+async def test_a_crashing_tool_is_an_escalate_result() -> None:
+    """A bug in a handler becomes a result that says so plainly; dispatch never raises."""
+
+    async def broken(_args: _Input) -> ToolResult:
+        raise KeyError("temperature")
+
+    tool = Tool("broken", "Always fails.", _Input, broken, "checking something")
+    with capture_logs() as logs:
+        result = await Registry([tool]).dispatch("broken", {"value": "x"})
+    assert [(e["event"], type(e["exc_info"])) for e in logs] == [("tool.crashed", KeyError)]
+    assert result.is_error
+    assert result.error is not None
+    assert result.error.action == "escalate"
+    assert "KeyError" not in result.content
+    assert "temperature" not in result.content

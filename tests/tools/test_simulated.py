@@ -1,0 +1,198 @@
+"""The simulated services: a gazetteer, deterministic weather, and a fault plan per source."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from tests.tools.fakes import FakeClock
+from tests.tools.upstream import ask, parsed
+from tools import Fault, Policy, Progress, SimulatedServices, Tool, weather_tool
+from tools.simulated import PLACES
+from tools.weather import LIGHT_VARIABLES
+
+GEO, FORECAST, WTTR = "open-meteo-geocoding", "open-meteo-forecast", "wttr"
+CITIES = ["Paris", "London", "Tokyo", "Mumbai", "Bonn", "New York", "Sydney", "Berlin"]
+
+
+def degraded(city: str, later: str = "in a few minutes") -> str:
+    return json.dumps(
+        {
+            "city": city,
+            "degraded": True,
+            "message": f"Current weather for {city} is unavailable right now because the "
+            f"weather services are not answering; check a local weather service or try again "
+            f"{later}.",
+        },
+        ensure_ascii=False,
+    )
+
+
+@pytest.mark.parametrize("city", CITIES)
+async def test_every_gazetteer_city_has_weather(city: str, sim_weather: Tool) -> None:
+    """Each city answers from Open-Meteo with a temperature, a condition and humidity."""
+    report = parsed((await ask(sim_weather, city)).content)
+    assert report["city"].startswith(city)
+    assert report["temperature"].endswith("°C")
+    assert report.keys() == {"city", "temperature", "condition", "humidity", "source"}
+    assert report["source"] == "open-meteo"
+
+
+async def test_weather_is_deterministic(sim_weather: Tool) -> None:
+    """The same question gets the same answer, word for word."""
+    first, second = await ask(sim_weather, "Mumbai"), await ask(sim_weather, "Mumbai")
+    assert (
+        first.content
+        == second.content
+        == (
+            '{"city": "Mumbai, India", "temperature": "31.4°C", "condition": "partly cloudy", '
+            '"humidity": "70%", "source": "open-meteo"}'
+        )
+    )
+
+
+async def test_wttr_answers_like_wttr(sim: SimulatedServices, sim_weather: Tool) -> None:
+    """With Open-Meteo down, the simulated wttr.in answers in strings, rounded."""
+    sim.fail_always(GEO, Fault.status(401))
+    result = await ask(sim_weather, "Bonn")
+    assert result.content == (
+        '{"city": "Bonn", "temperature": "9°C", "condition": "fog", "humidity": "76%", '
+        '"source": "wttr.in"}'
+    )
+
+
+async def test_unknown_place_is_no_results_and_a_wttr_500(sim_client: httpx.AsyncClient) -> None:
+    """Geocoding answers 200 without `results`; wttr.in answers 500 in plain text."""
+    geo = await sim_client.get("https://geocoding-api.open-meteo.com/v1/search?name=Atlantis")
+    wttr = await sim_client.get("https://wttr.in/Atlantis?format=j1")
+    assert (geo.status_code, "results" in geo.json()) == (200, False)
+    assert (wttr.status_code, wttr.text) == (500, "location not found: Atlantis")
+
+
+async def test_forecast_echoes_only_what_was_asked(sim_client: httpx.AsyncClient) -> None:
+    """Only the current= variables requested come back, as the real API does."""
+    url = "https://api.open-meteo.com/v1/forecast"
+    params = {"latitude": "48.85", "longitude": "2.35", "current": LIGHT_VARIABLES}
+    current = (await sim_client.get(url, params=params)).json()["current"]
+    assert current.keys() == {"time", "interval", "temperature_2m", "weather_code"}
+
+
+async def test_queued_faults_are_consumed_one_per_request(
+    sim: SimulatedServices, sim_client: httpx.AsyncClient
+) -> None:
+    """Two queued faults spoil two requests; the third is normal."""
+    sim.fail(WTTR, Fault.status(503), Fault.status(429, retry_after=7))
+    answers = [await sim_client.get("https://wttr.in/Paris?format=j1") for _ in range(3)]
+    assert [a.status_code for a in answers] == [503, 429, 200]
+    assert answers[1].headers["Retry-After"] == "7"
+    assert len(sim.calls[WTTR]) == 3
+
+
+async def test_persistent_fault_lasts_until_cleared(
+    sim: SimulatedServices, sim_client: httpx.AsyncClient
+) -> None:
+    """fail_always applies to every request until clear()."""
+    sim.fail_always(WTTR, Fault.html())
+    first = await sim_client.get("https://wttr.in/Paris")
+    sim.clear(WTTR)
+    second = await sim_client.get("https://wttr.in/Paris")
+    assert first.headers["content-type"].startswith("text/html")
+    assert second.json()["current_condition"]
+
+
+def test_unknown_source_is_refused(sim: SimulatedServices) -> None:
+    """A typo in a source name fails loudly instead of faulting nothing."""
+    with pytest.raises(ValueError, match="open-meteo-geocoding"):
+        sim.fail("open-meteo", Fault.hang())
+
+
+def test_gazetteer_has_the_promised_cities() -> None:
+    """At least the eight cities the demo and the tests use are on the map."""
+    assert {place.name for place in PLACES} >= set(CITIES)
+
+
+@pytest.mark.parametrize(
+    ("source", "fault"),
+    [
+        (source, fault)
+        for source in (GEO, FORECAST)
+        for fault in (Fault.status(503), Fault.reset(), Fault.refused(), Fault.html(),
+                      Fault.drift(), Fault.nulls(), Fault.huge(), Fault.not_json())
+    ],
+    ids=lambda value: value if isinstance(value, str) else value.kind,
+)  # fmt: skip
+async def test_primary_faults_fall_back_to_wttr(
+    source: str, fault: Fault, sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """Every lasting Open-Meteo fault is retried once, then wttr.in answers."""
+    sim.fail_always(source, fault)
+    result = await ask(sim_weather, "Tokyo")
+    assert parsed(result.content)["source"] == "wttr.in"
+    assert len(sim.calls[source]) == 2
+
+
+@pytest.mark.parametrize(
+    ("fault", "later"),
+    [
+        (Fault.status(500), "in a few minutes"),
+        (Fault.reset(), "in a few minutes"),
+        (Fault.html(), "in a few minutes"),
+        (Fault.drift(), "in a few minutes"),
+        (Fault.nulls(), "in a few minutes"),
+        (Fault.huge(), "in a few minutes"),
+        (Fault.not_json(), "in a few minutes"),
+        (Fault.status(429, retry_after=40), "in about 40 seconds"),
+        (Fault.status(503, retry_after=120), "in about 2 minutes"),
+    ],
+    ids=lambda value: value.kind if isinstance(value, Fault) else "",
+)
+async def test_both_sources_failing_degrades(
+    fault: Fault, later: str, sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """With Open-Meteo refusing and wttr.in faulty, the answer is degraded and honest."""
+    sim.fail_always(GEO, Fault.status(403))
+    sim.fail_always(WTTR, fault)
+    result = await ask(sim_weather, "Sydney")
+    assert result.content == degraded("Sydney", later)
+    assert not result.is_error
+
+
+async def test_hang_is_cut_by_the_attempt_timeout(
+    sim: SimulatedServices, sim_client: httpx.AsyncClient, clock: FakeClock
+) -> None:
+    """A hanging forecast is cancelled at the attempt timeout and retried lighter."""
+    policy = Policy(sleep=clock.sleep, clock=clock, rand=lambda: 0.5, attempt_timeout_s=0.05)
+    sim.fail(FORECAST, Fault.hang())
+    result = await ask(weather_tool(sim_client, policy=policy), "Paris")
+    assert parsed(result.content)["source"] == "open-meteo"
+    assert [r.url.params["current"] for r in sim.calls[FORECAST]][1] == LIGHT_VARIABLES
+    assert [a.outcome for a in result.attempts] == ["timeout", "ok"]
+
+
+async def test_slow_answer_within_the_timeout_is_fine(
+    sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """A slow but timely answer is just an answer."""
+    sim.fail(FORECAST, Fault.slow(0.01))
+    result = await ask(sim_weather, "Berlin")
+    assert [a.outcome for a in result.attempts] == ["ok"]
+
+
+async def test_dripping_body_is_cut_by_the_attempt_timeout(
+    sim: SimulatedServices, sim_client: httpx.AsyncClient, clock: FakeClock
+) -> None:
+    """One byte every 10 ms never trips a read timeout, but the attempt timeout cuts it."""
+    policy = Policy(sleep=clock.sleep, clock=clock, attempt_timeout_s=0.05)
+    sim.fail_always(WTTR, Fault.drip(0.01))
+    sim.fail_always(GEO, Fault.status(401))
+    progress: list[Progress] = []
+    tool = weather_tool(sim_client, policy=policy, observer=progress.append)
+    result = await ask(tool, "London")
+    assert result.content == degraded("London")
+    assert [a.outcome for a in result.attempts] == [
+        "auth_invalid_credentials",
+        "timeout",
+        "timeout",
+    ]

@@ -1,0 +1,298 @@
+"""get_weather through respx: the happy path, lighter retries, Retry-After dates, places that
+do not exist, names that are values, and the progress a person watching would see."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import httpx
+import pytest
+import respx
+from structlog.testing import capture_logs
+
+from errors import NotFound, classify
+from tests.tools.fakes import FakeClock
+from tests.tools.upstream import (
+    DEGRADED,
+    FROM_OPEN_METEO,
+    FROM_WTTR,
+    NO_MATCH,
+    PARIS_FORECAST,
+    PARIS_J1,
+    Script,
+    ask,
+    body,
+    is_safe_for_a_model,
+    mount,
+    ok,
+    raises,
+    status,
+)
+from tools import Policy, Progress, Tool, weather_tool
+from tools.weather import FULL_VARIABLES, LIGHT_VARIABLES, Endpoints
+
+
+async def test_healthy_primary_answers_alone(routes: respx.MockRouter, weather: Tool) -> None:
+    """No fault: one geocoding and one forecast request, and the model gets the report."""
+    mounted = mount(routes)
+    result = await ask(weather, "Paris")
+    assert result.content == FROM_OPEN_METEO
+    assert not result.is_error
+    assert [(a.source, a.number, a.outcome) for a in result.attempts] == [("open-meteo", 1, "ok")]
+    assert [route.call_count for route in mounted.values()] == [1, 1, 0]
+
+
+async def test_request_names_the_city_and_asks_for_current_variables(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """Geocoding asks for one match by name; the forecast asks for the current= variables."""
+    mounted = mount(routes)
+    await ask(weather, "Paris")
+    geocoding = mounted["geocoding"].calls.last.request.url.params
+    forecast = mounted["forecast"].calls.last.request.url.params
+    assert (geocoding["name"], geocoding["count"]) == ("Paris", "1")
+    assert (forecast["latitude"], forecast["longitude"]) == ("48.85341", "2.3488")
+    assert forecast["current"] == FULL_VARIABLES
+
+
+async def test_retry_after_a_timeout_asks_for_less(routes: respx.MockRouter, weather: Tool) -> None:
+    """After a timeout the forecast is asked again with fewer current= variables."""
+    forecast = Script(raises(httpx.ReadTimeout, "timed out"), ok(PARIS_FORECAST))
+    mount(routes, forecast=forecast)
+    result = await ask(weather, "Paris")
+    asked = [request.url.params["current"] for request in forecast.requests]
+    assert asked == [FULL_VARIABLES, LIGHT_VARIABLES]
+    assert result.content == FROM_OPEN_METEO
+
+
+async def test_retry_after_a_server_error_asks_the_same(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """Only a timeout lightens the request; a 503 is retried unchanged."""
+    forecast = Script(status(503), ok(PARIS_FORECAST))
+    mount(routes, forecast=forecast)
+    await ask(weather, "Paris")
+    assert [r.url.params["current"] for r in forecast.requests] == [FULL_VARIABLES] * 2
+
+
+async def test_retry_after_as_an_http_date_is_waited(
+    routes: respx.MockRouter, weather: Tool, clock: FakeClock
+) -> None:
+    """A Retry-After given as an HTTP date three seconds ahead is slept, about three seconds."""
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=4), usegmt=True)
+    mount(routes, forecast=Script(status(429, when), ok(PARIS_FORECAST)))
+    result = await ask(weather, "Paris")
+    assert len(clock.sleeps) == 1
+    assert 2.0 <= clock.sleeps[0] <= 4.0
+    assert result.content == FROM_OPEN_METEO
+
+
+async def test_retry_after_date_in_the_past_still_waits_a_second(
+    routes: respx.MockRouter, weather: Tool, clock: FakeClock
+) -> None:
+    """A Retry-After date already past is clamped to one second, not a hot loop."""
+    mount(routes, forecast=Script(status(503, "Wed, 21 Oct 2015 07:28:00 GMT"), ok(PARIS_FORECAST)))
+    await ask(weather, "Paris")
+    assert clock.sleeps == [1.0]
+
+
+async def test_retry_after_past_the_deadline_goes_to_the_fallback(
+    routes: respx.MockRouter, client: httpx.AsyncClient, clock: FakeClock
+) -> None:
+    """A hint within the cap but longer than the time left is not slept: wttr.in answers."""
+    policy = Policy(sleep=clock.sleep, clock=clock, deadline_s=3.0, max_wait_s=5.0)
+    mounted = mount(routes, forecast=Script(status(429, "4")))
+    result = await ask(weather_tool(client, policy=policy), "Paris")
+    assert clock.sleeps == []
+    assert mounted["forecast"].call_count == 1
+    assert result.content == FROM_WTTR
+
+
+async def test_not_found_at_primary_but_fallback_knows_it(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """If Open-Meteo has no such place but wttr.in has weather for it, that answer is used."""
+    mounted = mount(routes, geocoding=Script(ok(NO_MATCH)))
+    result = await ask(weather, "Paris")
+    assert result.content == FROM_WTTR
+    assert (mounted["geocoding"].call_count, mounted["forecast"].call_count) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    "wttr",
+    [
+        pytest.param(Script(status(503)), id="fallback down"),
+        pytest.param(
+            Script(lambda _r: httpx.Response(500, text="location not found: Atlantis")),
+            id="fallback does not know it either",
+        ),
+        pytest.param(Script(status(404, body=PARIS_J1)), id="fallback answers 404 for elsewhere"),
+    ],
+)
+async def test_no_such_place_is_a_fix_input_naming_it(
+    wttr: Script, routes: respx.MockRouter, weather: Tool
+) -> None:
+    """Open-Meteo's "no such place" stands when wttr.in cannot do better: fix_input, by name."""
+    routes.get(url__startswith="https://geocoding-api").mock(side_effect=Script(ok(NO_MATCH)))
+    routes.get(url__startswith="https://wttr.in/").mock(side_effect=wttr)
+    result = await ask(weather, "Atlantis")
+    operation = "getting the weather for Atlantis"
+    expected = classify(NotFound("Atlantis", what="place"), operation).result.user_message
+    assert result.is_error
+    assert result.content == expected
+    assert "“Atlantis”" in result.content
+    assert result.error is not None
+    assert (result.error.error_type, result.error.action) == ("not_found", "fix_input")
+    assert is_safe_for_a_model(result.content)
+
+
+async def test_not_found_only_at_the_unreliable_fallback_is_an_outage(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """With Open-Meteo down, wttr.in's "location not found" is not trusted: the answer degrades."""
+    not_found = Script(lambda _r: httpx.Response(500, text="location not found: Paris"))
+    mount(routes, forecast=Script(status(503)), wttr=not_found)
+    result = await ask(weather, "Paris")
+    assert result.content == DEGRADED
+    assert not result.is_error
+
+
+async def test_null_temperature_is_never_none_degrees(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """A null temperature at both sources ends degraded, never as "None°C"."""
+    null_forecast = {"current": {"temperature_2m": None, "weather_code": 3}}
+    null_j1 = {"current_condition": [{"temp_C": None, "weatherDesc": [{"value": "Fog"}]}]}
+    mount(routes, forecast=Script(ok(null_forecast)), wttr=Script(ok(null_j1)))
+    result = await ask(weather, "Paris")
+    assert result.content == DEGRADED
+    assert "None" not in result.content
+    assert "°" not in result.content
+
+
+@pytest.mark.parametrize(
+    "j1",
+    [
+        pytest.param({"current_condition": []}, id="empty current_condition"),
+        pytest.param({"weather": []}, id="no current_condition"),
+        pytest.param([1, 2], id="a list, not an object"),
+        pytest.param({"current_condition": [{"temp_C": "warm"}]}, id="temperature not a number"),
+        pytest.param({"current_condition": [{"temp_C": "NaN"}]}, id="temperature NaN"),
+        pytest.param({"current_condition": [{"temp_C": "900"}]}, id="temperature absurd"),
+    ],
+)
+async def test_unusable_wttr_answers_are_rejected(
+    j1: object, routes: respx.MockRouter, weather: Tool
+) -> None:
+    """wttr.in answers without a usable current_condition are bad data, never a report."""
+    mount(routes, geocoding=Script(status(401)), wttr=Script(ok(j1)))
+    result = await ask(weather, "Paris")
+    assert result.content == DEGRADED
+
+
+async def test_wttr_text_fields_are_sanitised(routes: respx.MockRouter, weather: Tool) -> None:
+    """A description that is not plain words does not reach the model."""
+    j1 = {"current_condition": [{"temp_C": "9", "weatherDesc": [{"value": "<b>Ignore all</b>"}]}]}
+    mount(routes, geocoding=Script(status(401)), wttr=Script(ok(j1)))
+    result = await ask(weather, "Paris")
+    assert result.content == (
+        '{"city": "Paris", "temperature": "9°C", "condition": "conditions not reported", '
+        '"source": "wttr.in"}'
+    )
+
+
+async def test_city_with_query_syntax_is_a_value(routes: respx.MockRouter, weather: Tool) -> None:
+    """`Paris&count=100` is one name: encoded in the query, and as one wttr.in path segment."""
+    geocoding = Script(ok(NO_MATCH))
+    routes.get(url__startswith="https://geocoding-api").mock(side_effect=geocoding)
+    wttr = routes.get(url__startswith="https://wttr.in/").mock(side_effect=Script(status(503)))
+    await ask(weather, "Paris&count=100")
+    params = geocoding.requests[0].url.params
+    assert params.get_list("name") == ["Paris&count=100"]
+    assert params.get_list("count") == ["1"]
+    assert wttr.calls.last.request.url.raw_path == b"/Paris%26count%3D100?format=j1"
+
+
+async def test_city_with_path_syntax_stays_one_segment(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """`../admin` is percent-encoded whole, '/' and '.' included: it cannot climb the path."""
+    routes.get(url__startswith="https://geocoding-api").mock(side_effect=Script(ok(NO_MATCH)))
+    wttr = routes.get(url__startswith="https://wttr.in/").mock(side_effect=Script(status(503)))
+    await ask(weather, "../admin")
+    request = wttr.calls.last.request
+    assert request.url.host == "wttr.in"
+    assert request.url.raw_path == b"/%2E%2E%2Fadmin?format=j1"
+
+
+async def test_endpoints_come_from_the_value_given(
+    routes: respx.MockRouter, client: httpx.AsyncClient
+) -> None:
+    """Requests go to the endpoints passed in, not to the defaults."""
+    endpoints = Endpoints.from_env(
+        {
+            "WTTR_URL": "http://weather.test/",
+            "OPEN_METEO_GEOCODING_URL": "http://geo.test/v1/search",
+        }
+    )
+    geo = routes.get("http://geo.test/v1/search").mock(side_effect=Script(status(401)))
+    wttr = routes.get("http://weather.test/Paris").mock(side_effect=Script(ok(PARIS_J1)))
+    result = await ask(weather_tool(client, endpoints=endpoints), "Paris")
+    assert (geo.call_count, wttr.call_count) == (1, 1)
+    assert result.content == FROM_WTTR
+
+
+async def test_attempts_record_the_timeline(routes: respx.MockRouter, weather: Tool) -> None:
+    """Every attempt is in the result: source, number, outcome, action and requested wait."""
+    mount(routes, forecast=Script(status(503)), wttr=Script(status(429, "2"), ok(PARIS_J1)))
+    result = await ask(weather, "Paris")
+    timeline = [(a.source, a.number, a.outcome, a.action, a.wait_s) for a in result.attempts]
+    assert timeline == [
+        ("open-meteo", 1, "server_error", "retry", 0.25),
+        ("open-meteo", 2, "server_error", "escalate", None),
+        ("wttr.in", 1, "rate_limit", "wait", 2.0),
+        ("wttr.in", 2, "ok", None, None),
+    ]
+
+
+async def test_progress_events_tell_a_watcher_what_happens(
+    routes: respx.MockRouter, weather: Tool, progress: list[Progress]
+) -> None:
+    """Retrying, falling back, waiting and degrading each reach the observer once, in order."""
+    mount(routes, forecast=Script(status(503)), wttr=Script(status(429, "2"), status(503)))
+    await ask(weather, "Paris")
+    assert [(p.kind, p.source, p.wait_s) for p in progress] == [
+        ("retrying", "open-meteo", 0.25),
+        ("falling_back", "wttr.in", None),
+        ("waiting", "wttr.in", 2.0),
+        ("degraded", "", None),
+    ]
+    assert progress[2].message == "wttr.in is busy — waiting 2 s as it asked"
+    assert {p.tool for p in progress} == {"get_weather"}
+
+
+async def test_a_failing_observer_does_not_fail_the_call(
+    routes: respx.MockRouter, client: httpx.AsyncClient, policy: Policy
+) -> None:
+    """An observer that raises is logged and ignored; the answer still arrives."""
+
+    def broken(_event: Progress) -> None:
+        raise RuntimeError("display gone")
+
+    mount(routes, forecast=Script(status(503), ok(PARIS_FORECAST)))
+    with capture_logs() as logs:
+        result = await ask(weather_tool(client, policy=policy, observer=broken), "Paris")
+    assert result.content == FROM_OPEN_METEO
+    assert "tool.observer_failed" in [event["event"] for event in logs]
+
+
+async def test_fallback_and_degraded_are_logged(routes: respx.MockRouter, weather: Tool) -> None:
+    """Falling back and degrading each log one event naming the tool and sources."""
+    mount(routes, geocoding=Script(status(403)), wttr=Script(body(b"<html>", "text/html")))
+    with capture_logs() as logs:
+        await ask(weather, "Paris")
+    fallback = [e for e in logs if e["event"] == "tool.fallback_used"]
+    degraded = [e for e in logs if e["event"] == "tool.degraded"]
+    assert [(e["failed_source"], e["source"]) for e in fallback] == [("open-meteo", "wttr.in")]
+    assert [(e["tool"], e["last_error_type"]) for e in degraded] == [("get_weather", "bad_data")]

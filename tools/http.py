@@ -1,0 +1,165 @@
+"""The one HTTP client factory: timeouts, a User-Agent and a cap on every response body.
+
+The cap is enforced while the body streams in, so a 10 MB answer is never held whole: reading
+stops at the first chunk past the cap and raises `errors.ResponseTooLarge`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import ssl
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "USER_AGENT",
+    "CappedTransport",
+    "get_json",
+    "make_client",
+    "parse_json",
+    "read_capped",
+]
+
+USER_AGENT = "failsafe-agent/0.1 (+https://github.com/failsafe-agent; tool-use demo)"
+DEFAULT_MAX_BYTES = 1_000_000
+
+
+def make_client(
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    connect_timeout: float = 3.0,
+    read_timeout: float = 5.0,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> httpx.AsyncClient:
+    """An `httpx.AsyncClient` with timeouts, a User-Agent and a body cap of `max_bytes`.
+
+    Its own transport never retries (there is one retry layer: the middleware's).
+    """
+    inner = transport or httpx.AsyncHTTPTransport(verify=_ssl_context(), retries=0)
+    timeout = httpx.Timeout(
+        connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
+    )
+    return httpx.AsyncClient(
+        transport=CappedTransport(inner, max_bytes),
+        timeout=timeout,
+        headers={"User-Agent": USER_AGENT},
+    )
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """Loading the CA bundle takes tens of milliseconds: do it once per process."""
+    return httpx.create_ssl_context()
+
+
+class CappedTransport(httpx.AsyncBaseTransport):
+    """Wraps a transport so that no response body can grow past `max_bytes`."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, max_bytes: int) -> None:
+        self._inner = inner
+        self._max_bytes = max_bytes
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        try:
+            _refuse_declared_excess(response.headers, self._max_bytes)
+        except ResponseTooLarge:
+            await response.aclose()
+            raise
+        return httpx.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=_CappedStream(response.stream, self._max_bytes),
+            extensions=response.extensions,
+            request=request,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _CappedStream(httpx.AsyncByteStream):
+    def __init__(self, inner: httpx.SyncByteStream | httpx.AsyncByteStream, cap: int) -> None:
+        self._inner = inner
+        self._cap = cap
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if not isinstance(self._inner, httpx.AsyncByteStream):
+            raise TypeError("an async client needs an async response stream")
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._cap:
+                raise ResponseTooLarge(f"body passed the {self._cap}-byte cap")
+            yield chunk
+
+    async def aclose(self) -> None:
+        if isinstance(self._inner, httpx.AsyncByteStream):
+            await self._inner.aclose()
+
+
+def _refuse_declared_excess(headers: httpx.Headers, cap: int) -> None:
+    declared = headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise ResponseTooLarge(f"declared length {declared} is over the {cap}-byte cap")
+
+
+async def read_capped(response: httpx.Response, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The body of a streamed `response`, read only up to `max_bytes`."""
+    _refuse_declared_excess(response.headers, max_bytes)
+    chunks: list[bytes] = []
+    seen = 0
+    async for chunk in response.aiter_bytes():  # decoded: a gzip bomb is capped too
+        seen += len(chunk)
+        if seen > max_bytes:
+            raise ResponseTooLarge(f"body passed the {max_bytes}-byte cap")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def get_json(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    source: str,
+    params: Mapping[str, str | int | float] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Any:
+    """GET `url` and parse JSON; any non-2xx, oversized or non-JSON answer raises."""
+    try:
+        async with client.stream("GET", url, params=params) as response:
+            body = await read_capped(response, max_bytes)
+    except ResponseTooLarge as exc:
+        raise ResponseTooLarge(f"{source}: {exc.reason}", source=source) from exc
+    if not response.is_success:
+        raise _status_error(response, body, source)
+    return parse_json(body, source, response.headers.get("content-type", ""))
+
+
+def _status_error(response: httpx.Response, body: bytes, source: str) -> UpstreamStatus:
+    snippet = body[:160].decode("utf-8", "replace")
+    reason = f"{source} answered {response.status_code} {response.reason_phrase}: {snippet}"
+    return UpstreamStatus(
+        response.status_code, reason, source=source, headers=dict(response.headers)
+    )
+
+
+def parse_json(body: bytes, source: str, content_type: str = "") -> Any:
+    """`body` as JSON, or `BadUpstreamData` (NaN and Infinity are not JSON either)."""
+    try:
+        return json.loads(body, parse_constant=_reject_constant)
+    except ValueError as exc:
+        kind = content_type.split(";")[0] or "no content type"
+        raise BadUpstreamData(
+            f"{source} sent a body that is not JSON ({kind})", source=source
+        ) from exc
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")

@@ -1,0 +1,112 @@
+"""Normal answers, shaped like the real services' JSON (see shared/reference/apis.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote
+
+import httpx
+
+from tools.simulated._gazetteer import Place, Weather, find, near, wwo_of
+
+__all__ = ["forecast", "geocoding", "wttr"]
+
+_DEFAULT_WEATHER = Weather(15.0, 50, 2, 10.0)  # anywhere off the map: mild, partly cloudy
+
+
+def geocoding(request: httpx.Request) -> httpx.Response:
+    """`GET …/v1/search?name=…&count=…`: no match is a 200 without a `results` key."""
+    params = request.url.params
+    place = find(params.get("name", ""))
+    body: dict[str, Any] = {"generationtime_ms": 0.31}
+    if place is not None and params.get("count", "10") != "0":
+        body["results"] = [_geocoding_result(place)]
+    return httpx.Response(200, json=body)
+
+
+def _geocoding_result(place: Place) -> dict[str, Any]:
+    return {
+        "id": place.id,
+        "name": place.name,
+        "latitude": place.latitude,
+        "longitude": place.longitude,
+        "feature_code": "PPLC",
+        "country_code": place.country_code,
+        "timezone": place.timezone,
+        "population": place.population,
+        "country": place.country,
+        "admin1": place.admin1,
+    }
+
+
+def forecast(request: httpx.Request) -> httpx.Response:
+    """`GET …/v1/forecast?latitude=…&longitude=…&current=a,b,c`: echoes what was asked for."""
+    params = request.url.params
+    try:
+        latitude, longitude = float(params["latitude"]), float(params["longitude"])
+    except (KeyError, ValueError):
+        return httpx.Response(400, json={"error": True, "reason": "Latitude is required."})
+    place = near(latitude, longitude)
+    weather = place.weather if place else _DEFAULT_WEATHER
+    wanted = [v for v in params.get("current", "").split(",") if v]
+    return httpx.Response(200, json=_forecast_body(latitude, longitude, weather, wanted))
+
+
+def _forecast_body(
+    latitude: float, longitude: float, weather: Weather, wanted: list[str]
+) -> dict[str, Any]:
+    values = {
+        "temperature_2m": (weather.temperature_c, "°C"),
+        "relative_humidity_2m": (weather.humidity_pct, "%"),
+        "weather_code": (weather.wmo_code, "wmo code"),
+        "wind_speed_10m": (weather.wind_kmh, "km/h"),
+    }
+    chosen = {name: values[name] for name in wanted if name in values}
+    return {
+        "latitude": round(latitude, 2),
+        "longitude": round(longitude, 2),
+        "generationtime_ms": 0.14,
+        "utc_offset_seconds": 0,
+        "timezone": "GMT",
+        "current_units": {"time": "iso8601", "interval": "seconds"}
+        | {name: unit for name, (_, unit) in chosen.items()},
+        "current": {"time": "2025-02-25T15:45", "interval": 900}
+        | {name: value for name, (value, _) in chosen.items()},
+    }
+
+
+def wttr(request: httpx.Request) -> httpx.Response:
+    """`GET {WTTR}/{city}?format=j1`: every value a string; unknown places get today's 500."""
+    segment = request.url.raw_path.split(b"?")[0].rsplit(b"/", 1)[-1]
+    city = unquote(segment.decode("ascii", "replace"))
+    place = find(city)
+    if place is None:
+        return httpx.Response(500, text=f"location not found: {city}")
+    return httpx.Response(200, json=_j1(place))
+
+
+def _j1(place: Place) -> dict[str, Any]:
+    weather = place.weather
+    code, words = wwo_of(weather.wmo_code)
+    current = {
+        "FeelsLikeC": str(round(weather.temperature_c - 1)),
+        "humidity": str(weather.humidity_pct),
+        "temp_C": str(round(weather.temperature_c)),
+        "temp_F": str(round(weather.temperature_c * 9 / 5 + 32)),
+        "weatherCode": str(code),
+        "weatherDesc": [{"value": words}],
+        "windspeedKmph": str(round(weather.wind_kmh)),
+        "observation_time": "08:37 PM",
+    }
+    area = {
+        "areaName": [{"value": place.name}],
+        "country": [{"value": place.country}],
+        "latitude": f"{place.latitude:.3f}",
+        "longitude": f"{place.longitude:.3f}",
+    }
+    return {
+        "current_condition": [current],
+        "nearest_area": [area],
+        "request": [{"query": place.name, "type": "City"}],
+        "weather": [],
+    }
