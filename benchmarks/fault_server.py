@@ -267,7 +267,7 @@ def _retry_headers(fault: Fault) -> dict[str, str]:
 def main() -> None:
     """Serve on a free port until stdin closes."""
     server = FaultServer()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     sys.stdout.write(json.dumps({"port": server.port}) + "\n")
     sys.stdout.flush()
     sys.stdin.read()

@@ -33,8 +33,8 @@ class Config:
     soak_questions: int = 1000
     overhead_samples: int = 100
     fallback_samples: int = 30
-    e2a_lines: int = 20_000
-    cli_lines: int = 5_000
+    e2a_lines: int = 50_000
+    cli_lines: int = 50_000
     upstream_latency_s: float = 0.02
     timeout_s: float = 60.0
     seed: int = 7
@@ -43,7 +43,7 @@ class Config:
     @classmethod
     def quick(cls, soak_questions: int = 100) -> Config:
         """Small enough for CI on two cores: well under a minute."""
-        return cls(soak_questions, 15, 5, 2_000, 500, timeout_s=30.0)
+        return cls(soak_questions, 15, 5, 5_000, 5_000, timeout_s=30.0)
 
 
 @dataclass(frozen=True, slots=True)

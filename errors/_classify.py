@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from errors._facts import Facts, facts_from
-from errors._phrasing import action_detail, developer_note, subject_of, user_message
+from errors._facts import Facts, clean_text, facts_from
+from errors._phrasing import action_detail, developer_note, user_message
 from errors._retry_after import clamp_wait
 from errors._rules import Rule, rule_for
 from errors._schema import Action, ErrorAction
@@ -41,17 +41,18 @@ def classify(
     now: datetime | None = None,
 ) -> Verdict:
     """Classify `error`, raised while doing `operation`, after `retry_count` retries."""
-    del user_context  # the rules need no more than the operation; the LLM variant reads it
-    facts = facts_from(error, now)
+    retry_count = max(0, retry_count)
+    context = clean_text(f"{operation[:300]} {user_context[:300]}")
+    facts = replace(facts_from(error, now), context=context)
     rule = rule_for(facts)
-    action = _bounded(rule, max(0, retry_count))
+    action = _bounded(rule, retry_count)
     wait = clamp_wait(facts.hint_s) if action is Action.WAIT and facts.hint_s is not None else None
     result = ErrorAction(
         error_type=rule.error_type,
-        user_message=user_message(rule, facts, subject_of(operation), action, wait),
+        user_message=user_message(rule, facts, operation, action, wait),
         action=action,
         action_detail=action_detail(rule, facts, action, wait),
-        retryable=action in {Action.RETRY, Action.WAIT},
+        retryable=action.retries,
         developer_note=developer_note(facts, rule, operation, retry_count),
     )
     return Verdict(result, facts, wait, facts.hint_s)
@@ -66,6 +67,6 @@ def error_to_action(
 
 def _bounded(rule: Rule, retry_count: int) -> Action:
     """A retrying rule's action, or escalate once its retries (and the global cap) are spent."""
-    if rule.action not in {Action.RETRY, Action.WAIT}:
+    if not rule.action.retries:
         return rule.action
     return rule.action if retry_count < min(rule.retries, MAX_RETRIES) else Action.ESCALATE

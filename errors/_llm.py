@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
-from errors._classify import MAX_RETRIES, classify
+from errors._classify import classify
+from errors._facts import clean_text
 from errors._plain import plainness_problems
 from errors._redact import redact
 from errors._schema import ErrorAction
@@ -55,9 +56,10 @@ async def explain_with_claude(
     retry_count: int = 0,
 ) -> ErrorAction:
     """Claude's decision when it is valid and consistent; otherwise the rules' decision."""
+    rules = classify(error, operation, user_context, retry_count).result
     try:
         answer = await _ask(client, model, error, operation, user_context, retry_count)
-        return _checked(answer, retry_count)
+        return _checked(answer, rules, error)
     except Exception as exc:  # any API or validation failure falls back to the rules
         reason = classify(exc, "asking Claude to explain an error").result
         log.warning(
@@ -67,7 +69,7 @@ async def explain_with_claude(
             retryable=reason.retryable,
             developer_note=reason.developer_note,
         )
-        return classify(error, operation, user_context, retry_count).result
+        return rules
 
 
 async def _ask(
@@ -79,9 +81,9 @@ async def _ask(
     retry_count: int,
 ) -> str:
     payload = {
-        "error": redact(error),
-        "operation": operation,
-        "user_context": user_context,
+        "error": clean_text(error),
+        "operation": clean_text(operation),
+        "user_context": clean_text(user_context),
         "retry_count": retry_count,
     }
     message = await client.messages.create(
@@ -94,14 +96,27 @@ async def _ask(
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
+_COPIED_WORDS = 5  # this many words in a row taken from the error is copying, not explaining
 
 
-def _checked(text: str, retry_count: int) -> ErrorAction:
-    """The answer as a schema-valid ErrorAction that also obeys the policy and plainness."""
-    data: Any = json.loads(_FENCE.sub("", text))
-    answer = ErrorAction.model_validate(data)
-    if answer.retryable and retry_count >= MAX_RETRIES:
-        raise ValueError(f"answer retryable after {retry_count} retries")
+def _checked(text: str, rules: ErrorAction, error: str) -> ErrorAction:
+    """Claude's answer, if it is schema-valid, plain, original and no more eager than the rules."""
+    answer = ErrorAction.model_validate(json.loads(_FENCE.sub("", text)))
+    if answer.retryable and not rules.retryable:
+        raise ValueError(f"answer retries what the policy never retries ({rules.error_type})")
     if problems := plainness_problems(answer.user_message):
         raise ValueError(f"user_message not plain: {', '.join(problems)}")
-    return answer.model_copy(update={"developer_note": redact(answer.developer_note)})
+    if _copies(answer.user_message, error) or _copies(answer.action_detail, error):
+        raise ValueError("answer copies the error text")
+    return answer.model_copy(update={field: redact(getattr(answer, field)) for field in _FREE_TEXT})
+
+
+_FREE_TEXT = ("user_message", "action_detail", "developer_note")
+
+
+def _copies(text: str, source: str) -> bool:
+    """Whether `text` repeats `_COPIED_WORDS` consecutive words of `source`."""
+    words = re.findall(r"\w+", text.lower())
+    haystack = " ".join(re.findall(r"\w+", source.lower()))
+    runs = (" ".join(words[i : i + _COPIED_WORDS]) for i in range(len(words) - _COPIED_WORDS + 1))
+    return any(run in haystack for run in runs)

@@ -1,14 +1,17 @@
 """Words: one plain sentence for the user, a step for the caller, facts for the developer.
 
-Nothing from an upstream body ever reaches `user_message` or `action_detail`: they are built
-only from the operation, our own structured facts and fixed phrases.
+Nothing from an upstream body reaches `user_message` or `action_detail`: they are built only
+from the operation, our own structured facts and each rule's fixed wording. A sentence that
+still fails the plainness check falls back to the rule's own words about "that request".
 """
 
 from __future__ import annotations
 
+import json
 import re
 
-from errors._facts import Facts
+from errors._facts import Facts, clean_text
+from errors._plain import plainness_problems
 from errors._redact import redact
 from errors._rules import Rule
 from errors._schema import Action
@@ -17,63 +20,95 @@ __all__ = [
     "action_detail",
     "developer_note",
     "duration",
-    "quoted",
+    "phrase",
     "subject_of",
+    "tidy",
     "user_message",
 ]
 
+_MAX_OPERATION = 300  # longer operations are cut before any pattern runs on them
+_MAX_SUBJECT = 60
+_MAX_MESSAGE = 230
+_FALLBACK_SUBJECT = "That request"
+
 _TECHNICAL = re.compile(
-    r"\w*://\S*|\S*[_/\\=<>{}\[\]()@#$%^*|`~]\S*|\S*\[redacted\]\S*|\b[1-5]\d\d\b"
-    r"|\b\w*(?:Error|Exception|Traceback)\b"
+    r"\w+://[^\s]{0,200}|[^\s]{0,80}[_/\\=<>{}\[\]()@#$%^*|`~][^\s]{0,80}|\[redacted\]"
+    r"|\b[1-5]\d\d\b|\b\w{0,40}(?:Error|Exception|Traceback)\b"
+)
+_VAGUE = re.compile(
+    r"(?i)\b(?:an? )?(?:unexpected |unknown )?error (?:has )?occurred(?: while)?"
+    r"|something went wrong(?: (?:in|with|while))?"
 )
 _CUT_AT = re.compile(r"\s+(?:from|via|using|through|against)\s+.*$", re.IGNORECASE)
 _NOT_WORDS = re.compile(r"[^\w\s,'’&+-]")
-_MAX_SUBJECT = 60
+
+
+def phrase(text: str, limit: int) -> str:
+    """`text` as plain words: no markup, no sentence breaks, at most `limit` characters."""
+    words = " ".join(_NOT_WORDS.sub(" ", _TECHNICAL.sub(" ", redact(text))).split())
+    return _shorten(words, limit).strip(" ,'’&+-")
+
+
+_BREAKS = re.compile(r"[.!?;]+(?=\s|$)|[{}<>\[\]`]")
+
+
+def tidy(text: str, limit: int) -> str:
+    """Our own words (a problem, a fix) made safe inside a sentence, symbols kept: "2 * (3 + 4)"."""
+    words = " ".join(_BREAKS.sub(",", clean_text(text)).split()).strip(" ,")
+    return _shorten(words, limit)
 
 
 def subject_of(operation: str) -> str:
-    """The operation as a short, plain phrase to start a sentence: "Fetching billing data"."""
-    text = _TECHNICAL.sub(" ", redact(operation))
-    text = _CUT_AT.sub("", _NOT_WORDS.sub(" ", text))
-    phrase = _shorten(" ".join(text.split()), _MAX_SUBJECT).strip(" ,'’&+-")
-    return phrase[:1].upper() + phrase[1:] if phrase else "That request"
+    """The operation as a short phrase to start a sentence: "Fetching billing data"."""
+    text = _VAGUE.sub(" ", redact(operation[:_MAX_OPERATION]))
+    text = _CUT_AT.sub("", _NOT_WORDS.sub(" ", _TECHNICAL.sub(" ", text)))
+    words = _shorten(" ".join(text.split()), _MAX_SUBJECT).strip(" ,'’&+-")
+    return words[:1].upper() + words[1:] if words else _FALLBACK_SUBJECT
 
 
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
 
 
-def quoted(value: str, limit: int = 40) -> str:
-    """A name the caller gave, safe inside a sentence: no sentence breaks, no markup."""
-    clean = " ".join(_NOT_WORDS.sub(" ", redact(value)).split())[:limit]
-    return f"“{clean}”" if clean else "that name"
-
-
 def duration(seconds: float) -> str:
     """About how long, the way a person says it."""
-    if seconds < 90:
-        whole = max(1, round(seconds))
-        return f"{whole} second" if whole == 1 else f"{whole} seconds"
-    if seconds < 90 * 60:
-        return f"{round(seconds / 60)} minutes"
-    hours = round(seconds / 3600)
-    return "1 hour" if hours == 1 else f"{hours} hours"
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= 1.5 * size:
+            return f"{round(seconds / size)} {unit}s"
+    whole = max(1, round(seconds))
+    return "1 second" if whole == 1 else f"{whole} seconds"
 
 
-def user_message(rule: Rule, facts: Facts, subject: str, action: Action, wait: float | None) -> str:
-    """One sentence: what failed (by name) and what happens next."""
-    if (fixed := _FIX_SENTENCE.get(rule.error_type)) and action is Action.FIX_INPUT:
-        return f"{fixed}."
-    if action is Action.ESCALATE and rule.action in {Action.RETRY, Action.WAIT}:
-        return f"{subject} still isn't working after a retry, so it's stopped for now; {_LATER}."
+def user_message(
+    rule: Rule, facts: Facts, operation: str, action: Action, wait: float | None
+) -> str:
+    """One plain sentence: what failed (by name) and what happens next."""
+    sentence = _sentence(rule, facts, subject_of(operation), action, wait)
+    if len(sentence) <= _MAX_MESSAGE and not plainness_problems(sentence):
+        return sentence
+    return rule.sentence.replace("{subject}", _FALLBACK_SUBJECT)
+
+
+def _sentence(rule: Rule, facts: Facts, subject: str, action: Action, wait: float | None) -> str:
+    if action is Action.ESCALATE and rule.action.retries:
+        return (
+            f"{subject} still isn't working after retrying, so it's stopped for now; "
+            "please try again in a few minutes."
+        )
     if rule.action is Action.WAIT:
         return _wait_sentence(subject, facts.hint_s, wait)
-    if rule.error_type in {"invalid_input", "not_found"} and (facts.field or facts.subject):
-        return _input_sentence(subject, facts)
-    return f"{subject} {_PHRASES[rule.error_type]}."
-
-
-_LATER = "please try again in a few minutes"
+    if rule.error_type == "not_found" and facts.subject is not None:
+        return (
+            f"{subject} stopped because no {phrase(facts.what or 'match', 20)} called "
+            f"“{phrase(facts.subject, 40)}” could be found; check the spelling and try again."
+        )
+    if rule.error_type == "invalid_input" and facts.field:
+        return (
+            f"{subject} couldn't start because the {phrase(facts.field, 40)} "
+            f"{tidy(facts.problem or 'is not valid', 60)}; "
+            f"{tidy(facts.fix or 'change it and try again', 100)}."
+        )
+    return rule.sentence.replace("{subject}", subject)
 
 
 def _wait_sentence(subject: str, hint: float | None, wait: float | None) -> str:
@@ -90,104 +125,45 @@ def _wait_sentence(subject: str, hint: float | None, wait: float | None) -> str:
     )
 
 
-def _input_sentence(subject: str, facts: Facts) -> str:
-    if facts.subject is not None:
-        return (
-            f"{subject} stopped because no {facts.what or 'match'} called "
-            f"{quoted(facts.subject)} could be found; check the spelling and try again."
-        )
-    fix = quoted(facts.fix or "", 100).strip("“”") if facts.fix else "change it and try again"
-    return f"{subject} couldn't start because the {facts.field} {facts.problem}; {fix}."
-
-
-_PHRASES = {
-    "invalid_input": "was given input it can't use, so the input needs correcting first",
-    "deadline_exceeded": f"ran out of time, so it was stopped; {_LATER}",
-    "source_skipped": "skipped a service that keeps failing, and will use another if there is one",
-    "auth_missing_key": "can't start because no API key is set; add the key or run offline",
-    "quota_exhausted": "is blocked because the account's usage limit or billing needs attention "
-    "from its owner",
-    "auth_requires_admin": "needs access that only an administrator can grant; please ask them",
-    "auth_permission_denied": "isn't allowed with the current permissions; someone who manages "
-    "access needs to grant it",
-    "auth_token_expired": "was refused because the access token has expired; sign in again or "
-    "renew it, then retry",
-    "auth_invalid_credentials": "was refused because the credentials weren't accepted; check the "
-    "key or token and try again",
-    "not_found": "found nothing there, so it will be skipped",
-    "request_too_large": "sent more than the service accepts; try again with less",
-    "timeout": "took too long, so it will be tried once more",
-    "conflict": "clashed with another change, so it will be tried once more",
-    "invalid_request": "was turned down as malformed, so it needs correcting before another try",
-    "server_error": "hit a temporary problem at the service, so it will be tried once more",
-    "network": "couldn't reach the service, so it will be tried once more",
-    "bad_data": "got an answer that didn't make sense, so it will be tried once more",
-    "internal_error": "failed because of a problem in this app, which has been logged for the "
-    "developers",
-    "unknown": "failed for a reason that couldn't be identified, so it has been logged for a "
-    "closer look",
-}
-
-# Known-fix auth rows say exactly what to do, in place of the generic phrase.
-_FIX_SENTENCE = {
-    "auth_permission_denied": "You don't have write access to this repository; fork it, push "
-    "to your fork, then open a pull request",
-}
-
-
 def action_detail(rule: Rule, facts: Facts, action: Action, wait: float | None) -> str:
     """The next step, precise enough for a program or an operator to follow."""
-    if action is Action.ESCALATE and rule.action in {Action.RETRY, Action.WAIT}:
+    if action is Action.ESCALATE and rule.action.retries:
         return "Retries are used up; stop retrying and report the failure (or use a fallback)."
-    if action is Action.WAIT:
-        return _wait_detail(facts.hint_s, wait)
-    if rule.fix:
-        return rule.fix
-    return _DETAILS.get(rule.error_type, _DETAILS["unknown"]).format(
-        field=facts.field or "input", fix=quoted(facts.fix or "", 100).strip("“”")
-    )
-
-
-def _wait_detail(hint: float | None, wait: float | None) -> str:
-    if hint is None or wait is None:
-        return "Back off with full-jitter exponential delay, then retry the same request."
-    if hint > wait:
+    if action is Action.WAIT and facts.hint_s is not None and wait is not None:
+        if facts.hint_s > wait:
+            return (
+                f"The server asked for {duration(facts.hint_s)}, more than the "
+                f"{duration(wait)} cap: do not sleep; use a fallback or report the wait."
+            )
+        return f"Wait {duration(wait)} per Retry-After, then retry the same request unchanged."
+    if rule.error_type == "invalid_input" and facts.field and facts.fix:
         return (
-            f"The server asked for {hint:g} s, more than the {wait:g} s cap: do not sleep; "
-            "use a fallback or report the wait."
+            f"Correct the {phrase(facts.field, 40)} ({tidy(facts.fix, 100)}) and call "
+            "again; never resend it unchanged."
         )
-    return f"Wait {duration(wait)} per Retry-After, then retry the same request unchanged."
+    return rule.detail
 
 
-_DETAILS = {
-    "invalid_input": "Correct the {field} ({fix}) and call again; do not resend it unchanged.",
-    "not_found": "Retrying cannot find it: ask for a corrected name, or skip this item.",
-    "deadline_exceeded": "Stop: the call's time budget is spent. Answer without this result.",
-    "source_skipped": "Skip this source until its cool-down ends; try the next source.",
-    "quota_exhausted": "Do not retry. An account owner must raise the quota or fix billing.",
-    "auth_requires_admin": "Do not retry. An administrator must grant access (SSO, role, plan).",
-    "auth_permission_denied": "Do not retry. Someone who manages access must grant permission.",
-    "request_too_large": "Send a smaller request (fewer items or a shorter payload).",
-    "timeout": "Retry once with a lighter request; escalate if it times out again.",
-    "conflict": "Retry once after a short backoff; escalate if the conflict persists.",
-    "invalid_request": "Fix the request's parameters before sending it again; never resend as is.",
-    "server_error": "Retry once after a short jittered backoff; escalate if it fails again.",
-    "network": "Retry once after a short backoff; escalate or fall back if still unreachable.",
-    "bad_data": "Retry once; if the data is still unusable, fall back to another source.",
-    "internal_error": "Do not retry. Fix the bug described in the developer note.",
-    "unknown": "Do not retry automatically. Inspect the developer note and escalate.",
-}
+_MAX_NOTE = 400
 
 
 def developer_note(facts: Facts, rule: Rule, operation: str, retry_count: int) -> str:
     """The technical facts for the log: status, type, reason, hint, retry count, request id."""
+    hint = f"Retry-After: {facts.hint_s:.3g}s" if facts.hint_s is not None else None
     parts = [
-        operation and f"op={operation[:80]!r}",
+        operation and f"op={clean_text(operation[:_MAX_OPERATION])[:80]!r}",
         " ".join(p for p in (facts.source, str(facts.status or ""), facts.upstream_type) if p),
-        facts.exception and f"{facts.exception}",
-        facts.text and f"reason: {facts.text[:160].rstrip('.')}",
-        facts.hint_s is not None and f"Retry-After: {facts.hint_s:g}s",
+        facts.exception,
+        hint,
         f"class={rule.error_type} retry_count={retry_count}",
-        facts.request_id and f"request_id={facts.request_id}",
+        facts.request_id and f"request_id={clean_text(facts.request_id)[:64]}",
+        facts.text and f"reason: {facts.text[:200].rstrip('.')}",
     ]
-    return redact(". ".join(p for p in parts if p))[:400]
+    return _fit(". ".join(p for p in parts if p), _MAX_NOTE)
+
+
+def _fit(text: str, limit: int) -> str:
+    """`text` cut so that even its JSON-escaped form stays within `limit` characters."""
+    while len(json.dumps(text, ensure_ascii=False)) - 2 > limit:
+        text = text[: len(text) - max(1, len(json.dumps(text, ensure_ascii=False)) - 2 - limit)]
+    return text

@@ -9,13 +9,25 @@ __all__ = ["plainness_problems"]
 _CHECKS = (
     (re.compile(r"(?<!\d)(?<!\d\.)[1-5]\d\d(?!\d|\.\d)"), "a status code"),
     (re.compile(r"\b\w*(?:Error|Exception)\b|Traceback|\bat 0x"), "an exception name"),
-    (re.compile(r"\w+://|www\.\w"), "a URL"),
     (
-        re.compile(r"(?i)an error (has )?occurred|something went wrong|\[object Object\]"),
+        re.compile(
+            r"\bE(?:CONN\w+|TIMEDOUT|NOTFOUND|HOSTUNREACH|NETUNREACH|PIPE|AI_AGAIN|ADDR\w+)\b"
+        ),
+        "an error code",
+    ),
+    (
+        re.compile(r"\w+://|www\.\w|\b[\w-]+\.(?:com|org|net|io|dev|ai|app|co|in)\b|\w/\w"),
+        "a URL",
+    ),
+    (
+        re.compile(
+            r"(?i)\berror (?:has )?occurred|something went wrong|unexpected error"
+            r"|\[object Object\]"
+        ),
         "a vague non-message",
     ),
     (re.compile(r"[.!?](?:\s+\S)"), "more than one sentence"),
-    (re.compile(r"[{}<>\n]"), "markup or a line break"),
+    (re.compile(r"[{}<>\n\r\t]"), "markup or a line break"),
 )
 
 

@@ -18,8 +18,10 @@ class Action(StrEnum):
     SKIP = "skip"  # nothing to do: go on without this result
     ESCALATE = "escalate"  # someone else (admin, operator, upstream) must act
 
-
-_RETRYING = frozenset({Action.RETRY, Action.WAIT})
+    @property
+    def retries(self) -> bool:
+        """Whether this action sends the same request again (and so is `retryable`)."""
+        return self in {Action.RETRY, Action.WAIT}
 
 
 class ErrorAction(BaseModel):
@@ -36,7 +38,7 @@ class ErrorAction(BaseModel):
 
     @model_validator(mode="after")
     def _retry_means_retryable(self) -> ErrorAction:
-        if (self.action in _RETRYING) != self.retryable:
+        if self.action.retries != self.retryable:
             raise ValueError("retryable must be true exactly when action is retry or wait")
         return self
 

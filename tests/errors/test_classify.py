@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 import pytest
 
 from errors import (
@@ -94,12 +96,22 @@ def test_own_errors(error: Exception, error_type: str, action: Action) -> None:
 
 
 @pytest.mark.parametrize(
-    "error", [ConnectionRefusedError(111, "refused"), ConnectionResetError(104, "reset"), OSError()]
+    "error",
+    [
+        ConnectionRefusedError(111, "refused"),
+        ConnectionResetError(104, "reset"),
+        OSError(errno.ENETUNREACH, "Network is unreachable"),
+    ],
 )
 def test_os_errors_are_network(error: OSError) -> None:
-    """Refused, reset and other socket errors are network failures, retried once."""
+    """Refused, reset and unreachable sockets are network failures, retried once."""
     result = error_to_action(error, "getting the weather")
     assert (result.error_type, result.action) == ("network", R)
+
+
+def test_plain_os_error_is_not_network() -> None:
+    """An OSError whose errno is not a socket failure is not retried as one."""
+    assert error_to_action(OSError(5, "I/O error"), "saving").action is E
 
 
 def test_timeout_error() -> None:

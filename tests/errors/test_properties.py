@@ -41,7 +41,13 @@ _fragments = st.sampled_from(
         "Retry-After: -1",
     ]
 )
-errors_text = st.lists(st.one_of(_fragments, st.text(max_size=40)), max_size=6).map(" ".join)
+_bodies = st.dictionaries(
+    st.sampled_from(["status", "statusCode", "message", "type", "error", "Retry-After"]),
+    st.one_of(st.integers(100, 599), st.text(max_size=30), _fragments),
+    max_size=4,
+).map(json.dumps)
+_raw = st.text(alphabet=st.characters(codec="utf-8"), max_size=60)  # control characters too
+errors_text = st.lists(st.one_of(_fragments, _raw, _bodies), max_size=6).map(" ".join)
 exceptions = st.sampled_from(
     [
         TimeoutError(),
