@@ -37,13 +37,6 @@ def result_block(tool_use_id: str, content: str, *, is_error: bool) -> dict[str,
     return block
 
 
-def _checked(tool: str, result: ToolResult, started: float) -> Attempt:
-    """The timeline entry for a call settled before any source was tried (e.g. bad input)."""
-    outcome = result.error.error_type if result.error else "ok"
-    action = result.error.action.value if result.error else None
-    return Attempt(tool[:80], "registry", 1, time.monotonic() - started, outcome, action)
-
-
 class ToolRound:
     """Runs tool calls for one turn, remembering which calls failed."""
 
@@ -68,18 +61,20 @@ class ToolRound:
             key = (str(use.name), json.dumps(use.input, sort_keys=True, default=str))
             if self._failures[key]:
                 return self._repeated(use.id, key)
-            started = time.monotonic()
             result = await self._dispatch(use.name, use.input)
-            self.attempts.extend(result.attempts or [_checked(use.name, result, started)])
+            self.attempts.extend(result.attempts)  # the registry's own line included, once
             return self._settle(use.id, key, result)
 
     async def _dispatch(self, name: str, tool_input: object) -> ToolResult:
+        started = time.monotonic()
         try:
             return await self._registry.dispatch(name, tool_input)
         except Exception as exc:  # the registry never raises; if it does, still answer
-            verdict = classify(exc, "running a tool")
-            log.error("tool.crashed", developer_note=verdict.result.developer_note)
-            return ToolResult(verdict.result.user_message, is_error=True, error=verdict.result)
+            result = classify(exc, "running a tool").result
+            log.error("tool.crashed", developer_note=result.developer_note)
+            outcome, action = result.error_type, result.action.value
+            attempt = Attempt(name[:80], "registry", 1, time.monotonic() - started, outcome, action)
+            return ToolResult(result.user_message, is_error=True, error=result, attempts=(attempt,))
 
     def _settle(self, tool_use_id: str, key: tuple[str, str], result: ToolResult) -> dict[str, Any]:
         content = result.error.user_message if result.is_error and result.error else result.content

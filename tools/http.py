@@ -20,7 +20,9 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "USER_AGENT",
     "CappedTransport",
+    "get_capped",
     "get_json",
+    "json_answer",
     "make_client",
     "parse_json",
     "read_capped",
@@ -132,11 +134,31 @@ async def get_json(
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> Any:
     """GET `url` and parse JSON; any non-2xx, oversized or non-JSON answer raises."""
+    response, body = await get_capped(
+        client, url, source=source, params=params, max_bytes=max_bytes
+    )
+    return json_answer(response, body, source)
+
+
+async def get_capped(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    source: str,
+    params: Mapping[str, str | int | float] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> tuple[httpx.Response, bytes]:
+    """GET `url`: the (closed) response and its body, read only up to `max_bytes`."""
     try:
         async with client.stream("GET", url, params=params) as response:
             body = await read_capped(response, max_bytes)
     except ResponseTooLarge as exc:
         raise ResponseTooLarge(f"{source}: {exc.reason}", source=source) from exc
+    return response, body
+
+
+def json_answer(response: httpx.Response, body: bytes, source: str) -> Any:
+    """The JSON of a successful answer; a non-2xx status or a non-JSON body raises."""
     if not response.is_success:
         raise _status_error(response, body, source)
     return parse_json(body, source, response.headers.get("content-type", ""))

@@ -19,7 +19,7 @@ from agent.model_call import ModelCaller
 from agent.models.faults import api_error
 from agent.models.offline import make_message
 from tests.agent.helpers import SECRET, ScriptedModel, calls, registry, text, user_blocks
-from tools import Tool, ToolResult
+from tools import Registry, Tool, ToolResult
 
 
 async def run(
@@ -316,6 +316,38 @@ async def test_the_timeline_records_tool_attempts() -> None:
         ("get_weather", "ok"),
         ("model", "ok"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("use", "outcome"),
+    [
+        (("teleport", {"to": "Mars"}), ("teleport", "invalid_input")),
+        (("get_weather", {"city": 42}), ("get_weather", "invalid_input")),
+        (("calculate", {"expression": "boom"}), ("calculate", "internal_error")),
+    ],
+    ids=["unknown tool", "invalid input", "crashed handler"],
+)
+async def test_a_registry_failure_is_one_registry_line(
+    use: tuple[str, dict[str, Any]], outcome: tuple[str, str]
+) -> None:
+    """A call the registry settles shows exactly one "registry" attempt in the timeline."""
+    answer = await run(ScriptedModel(calls(use), text("ok")))
+    tools = [(a.tool, a.outcome) for a in answer.attempts if a.tool != "model"]
+    assert tools == [outcome]
+    assert [a.source for a in answer.attempts].count("registry") == 1
+
+
+async def test_a_registry_that_raises_still_gets_one_registry_line() -> None:
+    """Should dispatch itself raise, the call is still answered and shown once."""
+
+    class Broken(Registry):
+        async def dispatch(self, name: str, raw_input: object) -> ToolResult:
+            raise RuntimeError("registry bug")
+
+    answer = await run(ScriptedModel(calls(("x", {})), text("ok")), tools=Broken([]))
+    assert answer.tool_results[0]["is_error"] is True
+    lines = [(a.tool, a.source, a.outcome) for a in answer.attempts if a.tool != "model"]
+    assert lines == [("x", "registry", "internal_error")]
 
 
 def test_blocks_built_for_tests_are_sdk_types() -> None:

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus
-from tools.http import USER_AGENT, get_json, make_client, read_capped
+from tools.http import USER_AGENT, get_capped, get_json, json_answer, make_client, read_capped
 
 
 class Endless:
@@ -124,3 +124,14 @@ async def test_get_json_names_the_source_of_an_oversized_body() -> None:
         with pytest.raises(ResponseTooLarge) as caught:
             await get_json(client, "https://example.test/", source="svc")
     assert caught.value.source == "svc"
+
+
+async def test_get_capped_hands_back_an_error_answer_unjudged() -> None:
+    """get_capped returns a non-2xx status and its body; json_answer then refuses it."""
+    transport = serving(httpx.Response(500, text="location not found: Atlantis"))
+    async with make_client(transport=transport) as client:
+        response, body = await get_capped(client, "https://example.test/", source="svc")
+    assert (response.status_code, body) == (500, b"location not found: Atlantis")
+    with pytest.raises(UpstreamStatus) as caught:
+        json_answer(response, body, "svc")
+    assert (caught.value.status, caught.value.source) == (500, "svc")

@@ -30,7 +30,7 @@ from tools.middleware import (
     decide,
     full_jitter,
 )
-from tools.middleware._call import Call
+from tools.middleware._call import Call, in_seconds, retry_phrase
 
 
 class Scripted:
@@ -92,6 +92,87 @@ async def test_not_found_is_remembered_past_failing_fallbacks(resilience: Resili
     outcome = await run(resilience, Scripted(missing), Scripted(unavailable()))
     assert outcome.fix is missing
     assert outcome.value is None
+
+
+async def test_untrusted_not_found_alone_ends_degraded(resilience: Resilience) -> None:
+    """A "no such thing" from an untrusted source is not retried and fixes nothing alone."""
+    down = Scripted(unavailable())
+    doubtful = Scripted(NotFound("Paris", what="place", source="b"))
+    sources = [Source("a", down), Source("b", doubtful, trusted_not_found=False)]
+    with capture_logs() as logs:
+        outcome = await resilience.run("getting the answer for Paris", sources)
+    assert (outcome.value, outcome.fix) == (None, None)
+    assert len(doubtful.seen) == 1
+    assert outcome.failure is not None
+    assert outcome.failure.result.error_type == "not_found"
+    assert [e["event"] for e in logs].count("tool.degraded") == 1
+
+
+async def test_trusted_not_found_stands_past_an_untrusted_one(resilience: Resilience) -> None:
+    """The primary's "no such thing" is kept when the untrusted fallback agrees."""
+    missing = NotFound("Atlantis", what="place", source="a")
+    doubtful = Scripted(NotFound("Atlantis", what="place", source="b"))
+    sources = [Source("a", Scripted(missing)), Source("b", doubtful, trusted_not_found=False)]
+    outcome = await resilience.run("getting the answer for Atlantis", sources)
+    assert outcome.fix is missing
+    assert len(doubtful.seen) == 1
+
+
+async def test_degraded_log_carries_the_last_verdict(resilience: Resilience) -> None:
+    """tool.degraded has the final failure's fields, from the last source, and no attempt."""
+    with capture_logs() as logs:
+        await run(resilience, Scripted(unavailable()), Scripted(BadUpstreamData("x", source="b")))
+    failed = [e for e in logs if e["event"] == "tool.attempt_failed"]
+    [degraded] = [e for e in logs if e["event"] == "tool.degraded"]
+    assert (degraded["last_source"], degraded["error_type"]) == ("b", "bad_data")
+    for field in ("action", "retryable", "developer_note"):
+        assert degraded[field] == failed[-1][field]
+    assert "attempt" not in degraded
+    assert len(failed) == 4
+
+
+async def test_degraded_with_no_source_still_has_a_note(resilience: Resilience) -> None:
+    """With nothing to call, the degraded event still carries a developer_note."""
+    with capture_logs() as logs:
+        outcome = await resilience.run("getting the answer", [])
+    [degraded] = logs
+    assert (degraded["event"], degraded["error_type"]) == ("tool.degraded", None)
+    assert degraded["developer_note"]
+    assert outcome.value is None
+
+
+@pytest.mark.parametrize(
+    ("wait", "words"),
+    [
+        (0.0, "retrying now"),
+        (0.004, "retrying now"),
+        (0.25, "retrying now"),
+        (0.49, "retrying now"),
+        (0.5, "retrying in 1 s"),
+        (1.4, "retrying in 1 s"),
+        (1.5, "retrying in 2 s"),
+        (2.0, "retrying in 2 s"),
+        (2.5, "retrying in 3 s"),
+        (3.97, "retrying in 4 s"),
+    ],
+)
+def test_retry_phrase_never_says_zero_seconds(wait: float, words: str) -> None:
+    """Short waits read "retrying now"; others are whole seconds, halves up, at least one."""
+    assert retry_phrase(wait) == words
+
+
+def test_in_seconds_is_at_least_one() -> None:
+    """A wait is never shown as "0 s"."""
+    assert [in_seconds(w) for w in (0.0, 0.6, 5.0)] == ["1 s", "1 s", "5 s"]
+
+
+async def test_a_tiny_backoff_reads_retrying_now(clock: FakeClock) -> None:
+    """When full jitter draws almost nothing, the watcher reads "retrying now"."""
+    seen: list[str] = []
+    policy = Policy(sleep=clock.sleep, clock=clock, rand=lambda: 0.001)
+    resilience = Resilience("demo", policy, lambda event: seen.append(event.message))
+    await run(resilience, Scripted(unavailable(), "answer"))
+    assert seen == ["a failed — retrying now"]
 
 
 async def test_invalid_input_stops_the_chain(resilience: Resilience) -> None:

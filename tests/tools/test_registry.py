@@ -9,6 +9,7 @@ from structlog.testing import capture_logs
 
 from tests.tools.upstream import is_safe_for_a_model
 from tools import (
+    Attempt,
     Registry,
     SimulatedServices,
     Tool,
@@ -93,3 +94,44 @@ async def test_a_crashing_tool_is_an_escalate_result() -> None:
     assert result.error.action == "escalate"
     assert "KeyError" not in result.content
     assert "temperature" not in result.content
+
+
+def registry_line(result: ToolResult) -> tuple[str, str, int, str, str | None]:
+    """The result's single attempt, without its duration."""
+    [attempt] = result.attempts
+    assert isinstance(attempt, Attempt)
+    assert 0 <= attempt.duration_s < 5
+    return (attempt.tool, attempt.source, attempt.number, attempt.outcome, attempt.action)
+
+
+async def test_unknown_tool_result_has_one_registry_attempt(registry: Registry) -> None:
+    """An unknown tool is one "registry" attempt: number 1, invalid_input, fix_input."""
+    result = await registry.dispatch("get_wether", {"city": "Paris"})
+    assert registry_line(result) == ("get_wether", "registry", 1, "invalid_input", "fix_input")
+
+
+async def test_invalid_input_result_has_one_registry_attempt(registry: Registry) -> None:
+    """Input refused by validation is one "registry" attempt naming the tool."""
+    result = await registry.dispatch("get_weather", {"city": 12345})
+    assert registry_line(result) == ("get_weather", "registry", 1, "invalid_input", "fix_input")
+
+
+async def test_crashed_handler_result_has_one_registry_attempt() -> None:
+    """A crashing handler is one "registry" attempt whose outcome is the error type."""
+
+    async def broken(_args: _Input) -> ToolResult:
+        raise KeyError("temperature")
+
+    tool = Tool("broken", "Always fails.", _Input, broken, "checking something")
+    result = await Registry([tool]).dispatch("broken", {"value": "x"})
+    assert registry_line(result) == ("broken", "registry", 1, "internal_error", "escalate")
+
+
+async def test_registry_failures_are_logged_once_as_its_attempt(registry: Registry) -> None:
+    """The one log event of a registry failure names the registry source and attempt 1."""
+    with capture_logs() as logs:
+        result = await registry.dispatch("x" * 200, {})
+    [event] = logs
+    assert (event["event"], event["source"], event["attempt"]) == ("tool.unknown", "registry", 1)
+    assert event["tool"] == result.attempts[0].tool == "x" * 80
+    assert event["developer_note"]

@@ -71,6 +71,81 @@ async def test_unknown_place_is_no_results_and_a_wttr_500(sim_client: httpx.Asyn
     assert (wttr.status_code, wttr.text) == (500, "location not found: Atlantis")
 
 
+@pytest.mark.parametrize(
+    ("params", "countries"),
+    [
+        ({"name": "Paris", "count": "5"}, ["France", "United States"]),
+        ({"name": "paris", "count": "1"}, ["France"]),
+        ({"name": "London"}, ["United Kingdom", "Canada"]),
+        ({"name": "Paris, France", "count": "5"}, None),
+    ],
+)
+async def test_geocoding_matches_names_only_and_honours_count(
+    params: dict[str, str], countries: list[str] | None, sim_client: httpx.AsyncClient
+) -> None:
+    """Like Open-Meteo: the name alone, biggest first, at most `count`; no match, no `results`."""
+    url = "https://geocoding-api.open-meteo.com/v1/search"
+    answer = await sim_client.get(url, params=params)
+    results = answer.json().get("results")
+    assert answer.status_code == 200
+    assert ([r["country"] for r in results] if results is not None else None) == countries
+
+
+@pytest.mark.parametrize("count", ["0", "101", "five", "-1"])
+async def test_geocoding_refuses_a_count_out_of_range(
+    count: str, sim_client: httpx.AsyncClient
+) -> None:
+    """A count outside 1–100 is a 400 with Open-Meteo's reason, as the real API answers."""
+    url = "https://geocoding-api.open-meteo.com/v1/search"
+    answer = await sim_client.get(url, params={"name": "Paris", "count": count})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": True, "reason": "Parameter count must be between 1 and 100."}
+
+
+@pytest.mark.parametrize(
+    ("city", "expected"),
+    [
+        ("Paris, France", ("Paris, France", "8.8°C")),
+        ("Paris, Texas", ("Paris, United States", "18.6°C")),
+        ("London, CA", ("London, Canada", "4.2°C")),
+        ("London", ("London, United Kingdom", "11.2°C")),
+    ],
+)
+async def test_city_with_a_country_or_region_answers_offline(
+    city: str, expected: tuple[str, str], sim_weather: Tool
+) -> None:
+    """The offline app geocodes "City, Region" by name and picks the place the rest names."""
+    report = parsed((await ask(sim_weather, city)).content)
+    assert (report["city"], report["temperature"], report["source"]) == (*expected, "open-meteo")
+
+
+async def test_simulated_wttr_reads_a_region_too(sim: SimulatedServices, sim_weather: Tool) -> None:
+    """With Open-Meteo down, wttr.in resolves "Paris, Texas" to that Paris, as wttr.in does."""
+    sim.fail_always(GEO, Fault.status(401))
+    report = parsed((await ask(sim_weather, "Paris, Texas")).content)
+    assert (report["city"], report["temperature"], report["source"]) == (
+        "Paris, Texas",
+        "19°C",
+        "wttr.in",
+    )
+
+
+async def test_unknown_place_costs_one_request_per_source(
+    sim: SimulatedServices, sim_weather: Tool, clock: FakeClock
+) -> None:
+    """Atlantis: Open-Meteo has no results, wttr.in's 500 text is read as not found, not
+    retried; no sleep, and the model is asked to fix the name."""
+    result = await ask(sim_weather, "Atlantis")
+    assert [len(sim.calls[source]) for source in (GEO, FORECAST, WTTR)] == [1, 0, 1]
+    assert clock.sleeps == []
+    assert [(a.source, a.outcome) for a in result.attempts] == [
+        ("open-meteo", "not_found"),
+        ("wttr.in", "not_found"),
+    ]
+    assert result.error is not None
+    assert (result.error.error_type, result.error.action) == ("not_found", "fix_input")
+
+
 async def test_forecast_echoes_only_what_was_asked(sim_client: httpx.AsyncClient) -> None:
     """Only the current= variables requested come back, as the real API does."""
     url = "https://api.open-meteo.com/v1/forecast"
@@ -111,6 +186,13 @@ def test_unknown_source_is_refused(sim: SimulatedServices) -> None:
 def test_gazetteer_has_the_promised_cities() -> None:
     """At least the eight cities the demo and the tests use are on the map."""
     assert {place.name for place in PLACES} >= set(CITIES)
+
+
+def test_gazetteer_places_are_told_apart_by_coordinates() -> None:
+    """Places sharing a name are far apart, so the forecast finds each one's own weather."""
+    ids = {place.id for place in PLACES}
+    spots = {(round(place.latitude), round(place.longitude)) for place in PLACES}
+    assert len(ids) == len(spots) == len(PLACES)
 
 
 @pytest.mark.parametrize(

@@ -20,17 +20,23 @@ from tests.tools.upstream import (
     NO_MATCH,
     PARIS_FORECAST,
     PARIS_J1,
+    TWO_PARISES,
     Script,
     ask,
     body,
     is_safe_for_a_model,
     mount,
     ok,
+    parsed,
     raises,
     status,
 )
 from tools import Policy, Progress, Tool, weather_tool
 from tools.weather import FULL_VARIABLES, LIGHT_VARIABLES, Endpoints
+from tools.weather._open_meteo import split_query
+from tools.weather._wttr import is_unknown_location
+
+LOCATION_NOT_FOUND = Script(lambda _r: httpx.Response(500, text="location not found: Atlantis"))
 
 
 async def test_healthy_primary_answers_alone(routes: respx.MockRouter, weather: Tool) -> None:
@@ -46,14 +52,82 @@ async def test_healthy_primary_answers_alone(routes: respx.MockRouter, weather: 
 async def test_request_names_the_city_and_asks_for_current_variables(
     routes: respx.MockRouter, weather: Tool
 ) -> None:
-    """Geocoding asks for one match by name; the forecast asks for the current= variables."""
+    """Geocoding asks for a few matches by name; the forecast asks for the current= variables."""
     mounted = mount(routes)
     await ask(weather, "Paris")
     geocoding = mounted["geocoding"].calls.last.request.url.params
     forecast = mounted["forecast"].calls.last.request.url.params
-    assert (geocoding["name"], geocoding["count"]) == ("Paris", "1")
+    assert (geocoding["name"], geocoding["count"]) == ("Paris", "5")
     assert (forecast["latitude"], forecast["longitude"]) == ("48.85341", "2.3488")
     assert forecast["current"] == FULL_VARIABLES
+
+
+@pytest.mark.parametrize(
+    ("city", "latitude", "named"),
+    [
+        pytest.param("Paris, France", "48.85341", "Paris, France", id="country"),
+        pytest.param("Paris, Texas", "33.66094", "Paris, United States", id="region"),
+        pytest.param("Paris,us", "33.66094", "Paris, United States", id="country code"),
+        pytest.param("Paris ,  UNITED   states", "33.66094", "Paris, United States", id="case"),
+        pytest.param("Paris, Ile-de-France", "48.85341", "Paris, France", id="no accents"),
+        pytest.param("Paris, Texas, USA", "33.66094", "Paris, United States", id="two parts"),
+        pytest.param("Paris, Narnia", "48.85341", "Paris, France", id="no fit: the first"),
+        pytest.param("Paris", "48.85341", "Paris, France", id="no comma: the first"),
+    ],
+)
+async def test_city_with_a_country_or_region_geocodes_the_name_and_prefers_a_fit(
+    city: str, latitude: str, named: str, routes: respx.MockRouter, weather: Tool
+) -> None:
+    """ "City, Country" searches the name alone, then takes the first match the rest fits."""
+    mounted = mount(routes, geocoding=Script(ok(TWO_PARISES)))
+    result = await ask(weather, city)
+    geocoding = mounted["geocoding"].calls.last.request.url.params
+    assert (geocoding["name"], geocoding["count"]) == ("Paris", "5")
+    assert mounted["forecast"].calls.last.request.url.params["latitude"] == latitude
+    assert parsed(result.content)["city"] == named
+    assert parsed(result.content)["source"] == "open-meteo"
+
+
+@pytest.mark.parametrize(
+    ("city", "split"),
+    [
+        ("Paris", ("Paris", ())),
+        ("Paris, France", ("Paris", ("france",))),
+        ("  New   York , NY,, USA ", ("New York", ("ny", "usa"))),
+        ("Paris, Île-de-France", ("Paris", ("ile-de-france",))),
+        (", France", (", France", ("france",))),
+    ],
+)
+def test_split_query_separates_the_name_from_its_hints(
+    city: str, split: tuple[str, tuple[str, ...]]
+) -> None:
+    """The name is the text before the first comma; the rest are folded hints."""
+    assert split_query(city) == split
+
+
+async def test_the_name_before_the_comma_is_still_one_encoded_value(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """`Paris&count=100, France` searches `Paris&count=100` as one value; count stays 5."""
+    geocoding = Script(ok(NO_MATCH))
+    routes.get(url__startswith="https://geocoding-api").mock(side_effect=geocoding)
+    wttr = routes.get(url__startswith="https://wttr.in/").mock(side_effect=Script(status(503)))
+    await ask(weather, "Paris&count=100, France")
+    params = geocoding.requests[0].url.params
+    assert (params.get_list("name"), params.get_list("count")) == (["Paris&count=100"], ["5"])
+    assert wttr.calls.last.request.url.raw_path == b"/Paris%26count%3D100%2C%20France?format=j1"
+
+
+async def test_unknown_city_with_a_country_is_named_as_asked(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """Not found, "Atlantis, Greece" is reported by the whole name the model sent."""
+    routes.get(url__startswith="https://geocoding-api").mock(side_effect=Script(ok(NO_MATCH)))
+    routes.get(url__startswith="https://wttr.in/").mock(side_effect=LOCATION_NOT_FOUND)
+    result = await ask(weather, "Atlantis, Greece")
+    assert result.error is not None
+    assert result.error.action == "fix_input"
+    assert "“Atlantis, Greece”" in result.content
 
 
 async def test_retry_after_a_timeout_asks_for_less(routes: respx.MockRouter, weather: Tool) -> None:
@@ -148,14 +222,63 @@ async def test_no_such_place_is_a_fix_input_naming_it(
 
 
 async def test_not_found_only_at_the_unreliable_fallback_is_an_outage(
-    routes: respx.MockRouter, weather: Tool
+    routes: respx.MockRouter, weather: Tool, clock: FakeClock
 ) -> None:
-    """With Open-Meteo down, wttr.in's "location not found" is not trusted: the answer degrades."""
+    """With Open-Meteo down, wttr.in's "location not found" is not trusted: the answer degrades.
+
+    It is not retried either: one wttr.in request, and only Open-Meteo's backoff is slept.
+    """
     not_found = Script(lambda _r: httpx.Response(500, text="location not found: Paris"))
-    mount(routes, forecast=Script(status(503)), wttr=not_found)
+    mounted = mount(routes, forecast=Script(status(503)), wttr=not_found)
     result = await ask(weather, "Paris")
     assert result.content == DEGRADED
     assert not result.is_error
+    assert mounted["wttr"].call_count == 1
+    assert clock.sleeps == [0.25]
+    last = result.attempts[-1]
+    assert (last.source, last.number, last.outcome, last.action) == (
+        "wttr.in",
+        1,
+        "not_found",
+        "fix_input",
+    )
+
+
+async def test_location_not_found_at_wttr_is_not_retried(
+    routes: respx.MockRouter, weather: Tool, clock: FakeClock
+) -> None:
+    """After Open-Meteo's "no such place", wttr.in's 500 "location not found" costs one
+    request and no sleep, and the answer is Open-Meteo's fix_input."""
+    routes.get(url__startswith="https://geocoding-api").mock(side_effect=Script(ok(NO_MATCH)))
+    wttr = routes.get(url__startswith="https://wttr.in/").mock(side_effect=LOCATION_NOT_FOUND)
+    result = await ask(weather, "Atlantis")
+    assert wttr.call_count == 1
+    assert clock.sleeps == []
+    timeline = [(a.source, a.number, a.outcome, a.action) for a in result.attempts]
+    assert timeline == [
+        ("open-meteo", 1, "not_found", "fix_input"),
+        ("wttr.in", 1, "not_found", "fix_input"),
+    ]
+    assert result.error is not None
+    assert "open-meteo" in result.error.developer_note
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "unknown"),
+    [
+        (500, "location not found: Atlantis", True),
+        (404, "  Location Not Found: x", True),
+        (500, '{"error": true, "reason": "location not found"}', False),
+        (500, "Internal Server Error", False),
+        (200, "location not found: Atlantis", False),
+    ],
+)
+def test_only_an_error_status_saying_location_not_found_is_unknown(
+    code: int, text: str, unknown: bool
+) -> None:
+    """wttr.in's not-found is an error status whose text body starts "location not found"."""
+    response = httpx.Response(code, text=text)
+    assert is_unknown_location(response, response.content) is unknown
 
 
 async def test_null_temperature_is_never_none_degrees(
@@ -210,7 +333,7 @@ async def test_city_with_query_syntax_is_a_value(routes: respx.MockRouter, weath
     await ask(weather, "Paris&count=100")
     params = geocoding.requests[0].url.params
     assert params.get_list("name") == ["Paris&count=100"]
-    assert params.get_list("count") == ["1"]
+    assert params.get_list("count") == ["5"]
     assert wttr.calls.last.request.url.raw_path == b"/Paris%26count%3D100?format=j1"
 
 
@@ -268,6 +391,7 @@ async def test_progress_events_tell_a_watcher_what_happens(
         ("waiting", "wttr.in", 2.0),
         ("degraded", "", None),
     ]
+    assert progress[0].message == "open-meteo failed — retrying now"
     assert progress[2].message == "wttr.in is busy — waiting 2 s as it asked"
     assert {p.tool for p in progress} == {"get_weather"}
 
@@ -295,4 +419,23 @@ async def test_fallback_and_degraded_are_logged(routes: respx.MockRouter, weathe
     fallback = [e for e in logs if e["event"] == "tool.fallback_used"]
     degraded = [e for e in logs if e["event"] == "tool.degraded"]
     assert [(e["failed_source"], e["source"]) for e in fallback] == [("open-meteo", "wttr.in")]
-    assert [(e["tool"], e["last_error_type"]) for e in degraded] == [("get_weather", "bad_data")]
+    assert [(e["tool"], e["last_source"], e["error_type"]) for e in degraded] == [
+        ("get_weather", "wttr.in", "bad_data")
+    ]
+
+
+async def test_degraded_carries_the_verdict_that_ended_the_chain(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """tool.degraded repeats the last failure's four fields, and no attempt is logged twice."""
+    mount(routes, geocoding=Script(status(403)), wttr=Script(body(b"<html>", "text/html")))
+    with capture_logs() as logs:
+        result = await ask(weather, "Paris")
+    failed = [e for e in logs if e["event"] == "tool.attempt_failed"]
+    [degraded] = [e for e in logs if e["event"] == "tool.degraded"]
+    fields = ("error_type", "action", "retryable", "developer_note")
+    assert [degraded[f] for f in fields] == [failed[-1][f] for f in fields]
+    assert (degraded["action"], degraded["retryable"]) == ("escalate", False)
+    assert "wttr.in" in degraded["developer_note"]
+    assert "attempt" not in degraded
+    assert len(failed) == len([a for a in result.attempts if a.outcome != "ok"]) == 3

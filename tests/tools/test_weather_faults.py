@@ -3,6 +3,9 @@
 Open-Meteo is two requests (geocoding, then forecast); a fault at either is a fault of the
 "open-meteo" source. For wttr.in the primary is put out of action first with a 401, which is
 never retried and costs no sleep, so the sleeps seen are wttr.in's own.
+
+Only one row depends on the source: a 500 "location not found" text is wttr.in's own way of
+saying "no such place" (not retried there), but from Open-Meteo it is just a server error.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from tools import Tool
 
 FIELDS = {"tool", "source", "attempt", "error_type", "action", "retryable", "developer_note"}
 HTML = b"<!DOCTYPE html><html><body>Bad gateway</body></html>"
+DEGRADED_FIELDS = ("error_type", "action", "retryable", "developer_note")
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,17 @@ def healthy(source: str) -> Step:
     return ok({"geocoding": PARIS_GEO, "forecast": PARIS_FORECAST, "wttr": PARIS_J1}[source])
 
 
+def location_not_found(source: str) -> Fault:
+    """wttr.in's "no such place" (today: a 500 in text): a not_found there, a 5xx elsewhere."""
+    steps = (lambda _r: httpx.Response(500, text="location not found: Paris"),)
+    if source == "wttr":
+        return Fault("location not found", steps, 1, (), False, "not_found", "fix_input")
+    return Fault("location not found", steps, 2, (0.25,), False, "server_error", "retry")
+
+
 def faults(source: str) -> list[Fault]:
-    """The fault table; `source` only changes the healthy answer and the drifted shapes."""
+    """The fault table; `source` changes the healthy answer, the drifted shapes and how a
+    "location not found" text is read."""
     good = healthy(source)
     return [
         Fault("503 once", (status(503), good), 2, (0.25,), True, "server_error", "retry"),
@@ -108,6 +121,7 @@ def faults(source: str) -> list[Fault]:
         Fault("schema drift", (drifted(source),), 2, (0.25,), False, "bad_data", "retry"),
         Fault("null values", (nulled(source),), 2, (0.25,), False, "bad_data", "retry"),
         Fault("huge body", (huge(),), 2, (0.25,), False, "bad_data", "retry"),
+        location_not_found(source),
     ]  # fmt: skip
 
 
@@ -159,7 +173,10 @@ async def test_wttr_fault(
     failures = [event for event in failed_events(logs) if event["source"] == "wttr.in"]
     assert len(failures) == fault.calls - fault.recovers
     assert (failures[0]["error_type"], failures[0]["action"]) == (fault.error_type, fault.action)
-    assert [e["event"] for e in logs].count("tool.degraded") == (0 if fault.recovers else 1)
+    degraded_events = [e for e in logs if e["event"] == "tool.degraded"]
+    assert len(degraded_events) == (0 if fault.recovers else 1)
+    for event in degraded_events:  # the verdict that ended the chain: wttr.in's last
+        assert [event[f] for f in DEGRADED_FIELDS] == [failures[-1][f] for f in DEGRADED_FIELDS]
 
 
 @pytest.mark.parametrize(("source", "fault"), cases("forecast", "wttr"))

@@ -15,14 +15,18 @@ from tools.weather import Endpoints
 END = Endpoints()
 GEOCODING, FORECAST, WTTR_PARIS = END.geocoding_url, END.forecast_url, f"{END.wttr_url}/Paris"
 
-PARIS_GEO = {
-    "results": [
-        {"id": 2988507, "name": "Paris", "latitude": 48.85341, "longitude": 2.3488,
-         "country_code": "FR", "timezone": "Europe/Paris", "country": "France",
-         "admin1": "Île-de-France"}
-    ],
-    "generationtime_ms": 0.78,
+PARIS_FRANCE = {
+    "id": 2988507, "name": "Paris", "latitude": 48.85341, "longitude": 2.3488,
+    "country_code": "FR", "timezone": "Europe/Paris", "country": "France",
+    "admin1": "Île-de-France",
 }  # fmt: skip
+PARIS_GEO = {"results": [PARIS_FRANCE], "generationtime_ms": 0.78}
+PARIS_TEXAS = {
+    "id": 4717560, "name": "Paris", "latitude": 33.66094, "longitude": -95.55551,
+    "country_code": "US", "timezone": "America/Chicago", "country": "United States",
+    "admin1": "Texas",
+}  # fmt: skip
+TWO_PARISES = {"results": [PARIS_FRANCE, PARIS_TEXAS], "generationtime_ms": 0.8}
 NO_MATCH = {"generationtime_ms": 0.31}
 PARIS_FORECAST = {
     "latitude": 48.86, "longitude": 2.34, "generationtime_ms": 0.14,

@@ -6,6 +6,7 @@ for a person watching (retrying, waiting, falling back) goes to the injected obs
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -16,7 +17,7 @@ from tools._types import Attempt, Observer, Progress, ProgressKind
 from tools.middleware._deadline import Deadline
 from tools.middleware._policy import Policy
 
-__all__ = ["Call", "Decision", "Outcome"]
+__all__ = ["Call", "Decision", "Outcome", "in_seconds", "retry_phrase"]
 
 T = TypeVar("T")
 log = structlog.get_logger("tools")
@@ -55,7 +56,8 @@ class Call:
         self.observer = observer
         self.deadline = Deadline.after(policy.deadline_s, policy.clock)
         self.attempts: list[Attempt] = []
-        self.failure: Verdict | None = None
+        self.failure: Verdict | None = None  # the latest failure: at the end, the last one
+        self.failure_source: str | None = None
         self.fix: NotFound | InvalidInput | None = None
         self.retry_after_s: float | None = None
 
@@ -87,14 +89,14 @@ class Call:
         result = verdict.result
         outcome, action = result.error_type, result.action.value
         self.attempts.append(Attempt(self.tool, source, number, duration_s, outcome, action, wait))
-        self.failure = verdict
+        self.failure, self.failure_source = verdict, source
 
     def _report_retry(self, source: str, decision: Decision) -> None:
         if decision.reason == "retry_after":
-            words = f"{source} is busy — waiting {decision.wait_s:.0f} s as it asked"
+            words = f"{source} is busy — waiting {in_seconds(decision.wait_s)} as it asked"
             self.notify("waiting", source, words, decision.wait_s)
         else:
-            words = f"{source} failed — retrying in {decision.wait_s:.1f} s"
+            words = f"{source} failed — {retry_phrase(decision.wait_s)}"
             self.notify("retrying", source, words, decision.wait_s)
 
     def skipped(self, source: str, verdict: Verdict, cooldown_s: float) -> None:
@@ -125,9 +127,23 @@ class Call:
         )
 
     def _degraded(self) -> None:
-        error_type = self.failure.result.error_type if self.failure else None
-        log.warning("tool.degraded", tool=self.tool, last_error_type=error_type)
+        """Log the end of the chain with the verdict that ended it (already logged as an
+        attempt, which is not repeated: no `attempt` field here)."""
+        log.warning("tool.degraded", tool=self.tool, **self._last_failure())
         self.notify("degraded", "", "no source answered — giving a partial answer")
+
+    def _last_failure(self) -> dict[str, Any]:
+        if self.failure is None:
+            note = f"no source could be called while {self.operation}"
+            return {"error_type": None, "action": None, "retryable": False, "developer_note": note}
+        result = self.failure.result
+        return {
+            "last_source": self.failure_source,
+            "error_type": result.error_type,
+            "action": result.action.value,
+            "retryable": result.retryable,
+            "developer_note": result.developer_note,
+        }
 
     def notify(
         self, kind: ProgressKind, source: str, message: str, wait_s: float | None = None
@@ -151,3 +167,13 @@ class Call:
             "retryable": result.retryable,
             "developer_note": result.developer_note,
         }
+
+
+def retry_phrase(wait_s: float) -> str:
+    """ "retrying now" for a wait under half a second, else "retrying in 2 s" (whole seconds)."""
+    return "retrying now" if wait_s < 0.5 else f"retrying in {in_seconds(wait_s)}"
+
+
+def in_seconds(wait_s: float) -> str:
+    """A wait in whole seconds, halves rounded up and never below one: "1 s", "3 s"."""
+    return f"{max(1, math.floor(wait_s + 0.5))} s"

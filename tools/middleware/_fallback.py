@@ -1,9 +1,11 @@
 """The fallback chain: sources in order, each behind its circuit breaker and retries.
 
 A failure specific to one source (unavailable, rate limited, bad data, refused, its circuit
-open) moves on to the next. "No such thing" is remembered and still lets the next source try;
-if none does better, the call ends with that, not with an outage. Invalid input and a spent
-deadline stop the chain. With no answer and nothing to fix, the call ends degraded.
+open) moves on to the next. "No such thing" from a trusted source is remembered and still lets
+the next source try; if none does better, the call ends with that, not with an outage. An
+untrusted source's "no such thing" is never retried but decides nothing on its own. Invalid
+input and a spent deadline stop the chain. With no answer and nothing to fix, the call ends
+degraded.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ class Resilience:
             try:
                 value = await with_retries(call, source, self.breaker(source.name), self.budget)
             except NotFound as exc:
-                call.fix = call.fix or exc
+                if source.trusted_not_found:
+                    call.fix = call.fix or exc
             except InvalidInput as exc:
                 call.fix = exc
                 break

@@ -49,10 +49,15 @@ class AttemptInfo:
 
 @dataclass(frozen=True, slots=True)
 class Source(Generic[T]):
-    """One place an answer can come from: a name and a function making one attempt."""
+    """One place an answer can come from: a name and a function making one attempt.
+
+    `trusted_not_found` says whether its "no such thing" may end a call as input to fix;
+    an untrusted one is still not retried, but alone it leaves the call degraded.
+    """
 
     name: str
     fetch: Callable[[AttemptInfo], Awaitable[T]]
+    trusted_not_found: bool = True
 
 
 def decide(verdict: Verdict, retry_count: int, call: Call, budget: RetryBudget) -> Decision:

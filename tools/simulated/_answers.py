@@ -7,21 +7,33 @@ from urllib.parse import unquote
 
 import httpx
 
-from tools.simulated._gazetteer import Place, Weather, find, near, wwo_of
+from tools.simulated._gazetteer import Place, Weather, find, near, search, wwo_of
 
 __all__ = ["forecast", "geocoding", "wttr"]
 
 _DEFAULT_WEATHER = Weather(15.0, 50, 2, 10.0)  # anywhere off the map: mild, partly cloudy
 
 
+_BAD_COUNT = {"error": True, "reason": "Parameter count must be between 1 and 100."}
+
+
 def geocoding(request: httpx.Request) -> httpx.Response:
-    """`GET …/v1/search?name=…&count=…`: no match is a 200 without a `results` key."""
+    """`GET …/v1/search?name=…&count=…`: matches the name only, at most `count` of them (10
+    unless asked; outside 1–100 is a 400); no match is a 200 without a `results` key."""
     params = request.url.params
-    place = find(params.get("name", ""))
+    count = _count(params.get("count", "10"))
+    if count is None:
+        return httpx.Response(400, json=_BAD_COUNT)
+    places = search(params.get("name", ""), count)
     body: dict[str, Any] = {"generationtime_ms": 0.31}
-    if place is not None and params.get("count", "10") != "0":
-        body["results"] = [_geocoding_result(place)]
+    if places:
+        body["results"] = [_geocoding_result(place) for place in places]
     return httpx.Response(200, json=body)
+
+
+def _count(text: str) -> int | None:
+    """The `count` parameter when it is a whole number from 1 to 100."""
+    return int(text) if text.isdigit() and 1 <= int(text) <= 100 else None
 
 
 def _geocoding_result(place: Place) -> dict[str, Any]:

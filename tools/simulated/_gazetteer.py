@@ -1,10 +1,14 @@
-"""A small, fixed world: eight cities with coordinates and deterministic current weather."""
+"""A small, fixed world: ten places with coordinates and deterministic current weather.
+
+Two names are shared (Paris, Texas and London, Ontario come after the capitals), so a search
+by name finds several places, as the real geocoding does.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PLACES", "Place", "Weather", "find", "near", "wwo_of"]
+__all__ = ["PLACES", "Place", "Weather", "find", "near", "search", "wwo_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +54,37 @@ PLACES = (
           "Australia/Sydney", 4627345, Weather(22.1, 64, 80, 22.3)),
     Place(2950159, "Berlin", 52.52437, 13.41053, "Germany", "DE", "Land Berlin",
           "Europe/Berlin", 3426354, Weather(6.4, 82, 71, 12.9)),
+    Place(4717560, "Paris", 33.66094, -95.55551, "United States", "US", "Texas",
+          "America/Chicago", 24782, Weather(18.6, 58, 1, 15.1)),
+    Place(6058560, "London", 42.98339, -81.23304, "Canada", "CA", "Ontario",
+          "America/Toronto", 346765, Weather(4.2, 73, 3, 20.5)),
 )  # fmt: skip
 
-_BY_NAME = {place.name.casefold(): place for place in PLACES}
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
-def find(name: str) -> Place | None:
-    """The place called `name` (any case, surrounding spaces ignored), if there is one."""
-    return _BY_NAME.get(" ".join(name.split()).casefold())
+def search(name: str, count: int = 10) -> tuple[Place, ...]:
+    """Up to `count` places called exactly `name` (any case), biggest first: name only, so
+    "Paris, France" finds nothing, as at Open-Meteo."""
+    wanted = _folded(name)
+    matches = [place for place in PLACES if _folded(place.name) == wanted]
+    return tuple(sorted(matches, key=lambda place: -place.population))[:count]
+
+
+def find(query: str) -> Place | None:
+    """The place wttr.in would pick for free text: "Paris", or "Paris, Texas" by country,
+    country code or region after the comma; None when no place has that name."""
+    name, _, rest = query.partition(",")
+    matches = search(name)
+    hints = {_folded(part) for part in rest.split(",")} - {""}
+    fitting = (place for place in matches if _regions(place) & hints)
+    return next(fitting, matches[0] if matches else None)
+
+
+def _regions(place: Place) -> set[str]:
+    return {_folded(place.country), _folded(place.country_code), _folded(place.admin1)}
 
 
 def near(latitude: float, longitude: float) -> Place | None:

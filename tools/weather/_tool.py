@@ -80,10 +80,14 @@ class _Weather:
         return to_result(outcome, args.city, operation)
 
     def _sources(self, city: str) -> list[Source[Report]]:
-        """Open-Meteo, then wttr.in, each fresh for this call."""
+        """Open-Meteo, then wttr.in, each fresh for this call; only Open-Meteo's "no such
+        place" is believed (wttr.in's answers for unknown places have changed too often)."""
         primary = _open_meteo.OpenMeteo(self._client, self._endpoints, city)
         fallback = _wttr.Wttr(self._client, self._endpoints, city)
-        return [Source(_open_meteo.SOURCE, primary.fetch), Source(_wttr.SOURCE, fallback.fetch)]
+        return [
+            Source(_open_meteo.SOURCE, primary.fetch),
+            Source(_wttr.SOURCE, fallback.fetch, trusted_not_found=False),
+        ]
 
 
 def to_result(outcome: Outcome[Report], city: str, operation: str) -> ToolResult:

@@ -1,8 +1,10 @@
 """wttr.in, the fallback: one request, parsed defensively (every value is a string there).
 
 Its answers for unknown places have changed over the years (a 500 with text, a 200 with text
-labelled JSON, a 404 with JSON for some other place), so it is never trusted to say "no such
-place": any non-2xx, non-JSON or empty answer is simply unusable.
+labelled JSON, a 404 with JSON for some other place). Today's form, a non-2xx whose text body
+starts "location not found", is recognised as `NotFound`, so it is not retried as an outage;
+the fallback chain still does not let it alone decide that a place does not exist. Any other
+non-2xx, non-JSON or empty answer is simply unusable.
 """
 
 from __future__ import annotations
@@ -12,15 +14,16 @@ from urllib.parse import quote
 
 import httpx
 
-from errors import BadUpstreamData
-from tools.http import get_json
+from errors import BadUpstreamData, NotFound
+from tools.http import get_capped, json_answer
 from tools.middleware import AttemptInfo
 from tools.weather._endpoints import Endpoints
 from tools.weather._report import Report, celsius, humidity, label
 
-__all__ = ["SOURCE", "Wttr", "path_segment"]
+__all__ = ["SOURCE", "Wttr", "is_unknown_location", "path_segment"]
 
 SOURCE = "wttr.in"
+_UNKNOWN_LOCATION = b"location not found"
 
 
 class Wttr:
@@ -34,8 +37,16 @@ class Wttr:
     async def fetch(self, attempt: AttemptInfo) -> Report:
         """One attempt; wttr.in has no lighter variant, so every attempt asks the same."""
         del attempt
-        body = await get_json(self._client, self._url, source=SOURCE, params={"format": "j1"})
-        return parse_j1(body, self._city)
+        params = {"format": "j1"}
+        response, body = await get_capped(self._client, self._url, source=SOURCE, params=params)
+        if is_unknown_location(response, body):
+            raise NotFound(self._city, what="place", source=SOURCE)
+        return parse_j1(json_answer(response, body, SOURCE), self._city)
+
+
+def is_unknown_location(response: httpx.Response, body: bytes) -> bool:
+    """Today's "no such place" from wttr.in: an error status with a `location not found` text."""
+    return not response.is_success and body.lstrip()[:64].lower().startswith(_UNKNOWN_LOCATION)
 
 
 def path_segment(city: str) -> str:
