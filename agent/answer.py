@@ -6,9 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from errors import ErrorAction
-from tools import Attempt
+from tools import Attempt, Policy
 
-__all__ = ["Answer", "Limits"]
+__all__ = ["TOOL_MARGIN_S", "Answer", "Limits"]
+
+# The registry's bound on one tool call sits this far beyond the tools' own whole-call
+# deadline, so it only ever cuts a tool built without the middleware (or one that ignores it).
+TOOL_MARGIN_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +22,14 @@ class Limits:
     max_rounds: int = 6  # model calls that may lead to another (tool rounds, pauses, trims)
     max_repeats: int = 2  # times the same failing call (tool + input) is tolerated
     max_tokens: int = 1024
+    tool_timeout_s: float | None = None  # one tool call, whatever the tool; None: see below
+
+    def tool_bound_s(self, policy: Policy | None = None) -> float:
+        """One tool call's bound: `tool_timeout_s`, else the tools' whole-call deadline (of
+        `policy`, or the default one) plus `TOOL_MARGIN_S`."""
+        if self.tool_timeout_s is not None:
+            return self.tool_timeout_s
+        return (policy or Policy()).deadline_s + TOOL_MARGIN_S
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,13 +2,18 @@
 
 `ask` is the one-shot entry the CLI and the benchmark use. Offline, the tools talk to the
 simulated services and the scripted model answers; otherwise Claude and the real endpoints.
+A caller asking many questions shares its costly clients rather than building them per
+question: the tools' `http=` (an `httpx.AsyncClient`) and Claude's `client=` (an
+`anthropic.AsyncAnthropic` from `model_client`). Shared clients are left open; close them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import httpx
 import structlog
@@ -23,7 +28,10 @@ from tools import Observer, Registry, default_registry
 from tools.http import make_client
 from tools.middleware import Policy
 
-__all__ = ["Agent", "Answer", "ask", "make_backend", "open_agent"]
+if TYPE_CHECKING:
+    import anthropic
+
+__all__ = ["Agent", "Answer", "ask", "make_backend", "model_client", "open_agent"]
 
 log = structlog.get_logger("agent")
 
@@ -69,14 +77,28 @@ class Agent:
         self.closers.clear()
 
 
-def make_backend(settings: Settings) -> ModelBackend:
-    """The offline scripted model, or Claude at `settings.base_url`."""
+def model_client(settings: Settings) -> anthropic.AsyncAnthropic | None:
+    """One Claude SDK client for `settings`, to share across questions; None when offline."""
+    if settings.offline or settings.api_key is None:
+        return None
+    from agent.models.claude import new_client
+
+    return new_client(api_key=settings.api_key, base_url=settings.base_url)
+
+
+def make_backend(
+    settings: Settings, *, client: anthropic.AsyncAnthropic | None = None
+) -> ModelBackend:
+    """The offline scripted model, or Claude at `settings.base_url` (or on a shared `client`,
+    which then stands for the key and the base URL, and is left open)."""
     if settings.offline or settings.api_key is None:
         from agent.models.offline import OfflineModel
 
         return OfflineModel()
     from agent.models.claude import ClaudeModel
 
+    if client is not None:
+        return ClaudeModel(model=settings.model, client=client)
     return ClaudeModel(api_key=settings.api_key, model=settings.model, base_url=settings.base_url)
 
 
@@ -85,24 +107,27 @@ async def open_agent(
     *,
     http: httpx.AsyncClient | None = None,
     backend: ModelBackend | None = None,
+    client: anthropic.AsyncAnthropic | None = None,
     observer: Observer | None = None,
     policy: Policy | None = None,
     sleep: Sleep | None = None,
     limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
 ) -> Agent:
-    """An agent for `settings`; clients it creates itself are closed by `Agent.aclose`."""
-    model = backend if backend is not None else make_backend(settings)
-    client = http if http is not None else _tools_client(settings)
+    """An agent for `settings`. `Agent.aclose` closes the backend (given or built) and the
+    clients it built itself; a given `http` or Claude `client` is left open."""
+    model = backend if backend is not None else make_backend(settings, client=client)
+    tools_http = http if http is not None else _tools_client(settings)
     registry = default_registry(
-        client, endpoints=settings.endpoints, policy=policy, observer=observer
+        tools_http, endpoints=settings.endpoints, policy=policy, observer=observer
     )
     caller = ModelCaller(model, observer=observer)
     if sleep is not None:
         caller.sleep = sleep
     closers: list[Callable[[], Awaitable[None]]] = [model.aclose]
     if http is None:
-        closers.append(client.aclose)
-    return Agent(caller, registry, limits, closers)
+        closers.append(tools_http.aclose)
+    bound = limits.tool_bound_s(policy)  # past this policy's own deadline, unless set
+    return Agent(caller, registry, dataclasses.replace(limits, tool_timeout_s=bound), closers)
 
 
 def _tools_client(settings: Settings) -> httpx.AsyncClient:
@@ -114,10 +139,18 @@ def _tools_client(settings: Settings) -> httpx.AsyncClient:
 
 
 async def ask(
-    question: str, settings: Settings, *, http: httpx.AsyncClient | None = None
+    question: str,
+    settings: Settings,
+    *,
+    http: httpx.AsyncClient | None = None,
+    client: anthropic.AsyncAnthropic | None = None,
 ) -> Answer:
-    """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit)."""
-    agent = await open_agent(settings, http=http)
+    """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit).
+
+    Asking many: pass the same `http` and `client` (from `model_client`) each time; both
+    are left open, so no question pays for building them.
+    """
+    agent = await open_agent(settings, http=http, client=client)
     try:
         return await agent.ask(question)
     finally:

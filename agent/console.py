@@ -1,7 +1,8 @@
 """What the REPL shows: streamed text, a live status line, notes and the `/trace` table.
 
 Output goes through an injected `write` callable. Colour only on a terminal and never with
-NO_COLOR; off a terminal the status line becomes plain lines.
+NO_COLOR; off a terminal the status line becomes plain lines. Streamed text may stop mid-line
+(a tool call, a failed attempt): a status, a note or an error then starts on a line of its own.
 """
 
 from __future__ import annotations
@@ -50,24 +51,36 @@ class Screen:
             width=100 if not terminal else None,
         )
         self._status_shown = False
+        self._mid_line = False  # streamed text left the cursor after some text
 
     def text(self, text: str) -> None:
         """Model text, as it streams: written as is."""
         self.clear_status()
         self._write(text)
+        if text:
+            self._mid_line = not text.endswith("\n")
+
+    def end_line(self) -> None:
+        """End the line streamed text left open, if it did."""
+        if self._mid_line:
+            self._write("\n")
+            self._mid_line = False
 
     def line(self, text: str = "", style: str = "") -> None:
         """A whole line, styled on a colour terminal."""
         self.clear_status()
+        self.end_line()
         self._console.print(text, style=style or None, markup=False)
 
     def show(self, renderable: RenderableType) -> None:
         """A rich renderable, e.g. the trace table."""
         self.clear_status()
+        self.end_line()
         self._console.print(renderable)
 
     def status(self, event: Progress) -> None:
         """The live status line: replaced in place on a terminal, one line per event otherwise."""
+        self.end_line()
         if self.terminal:
             self._write(_CLEAR_LINE)
             self._console.print(f"… {event.message}", style="dim", end="", markup=False)

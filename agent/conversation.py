@@ -1,4 +1,8 @@
-"""The conversation history, as the Messages API wants it: alternating user/assistant turns."""
+"""The conversation history, as the Messages API wants it: alternating user/assistant turns.
+
+No message is ever empty, and no text block is blank: the API rejects both (an empty
+`end_turn`, a `tool_use` stop with no `tool_use` block, a whitespace-only text block).
+"""
 
 from __future__ import annotations
 
@@ -32,21 +36,20 @@ class Conversation:
 
     def add_user_text(self, text: str) -> None:
         """A new question; merged into a trailing user message (e.g. closing tool results)."""
-        self._add_user([{"type": "text", "text": text}])
+        self._add_user(_text_blocks(text))
 
     def add_tool_results(self, results: Sequence[dict[str, Any]]) -> None:
         """The `tool_result` blocks answering the last assistant message."""
         self._add_user(list(results))
 
-    def add_assistant(self, message: Message) -> None:
-        """A model response, its content blocks as the API sent them."""
-        content = [block.to_dict() for block in message.content]
-        self._messages.append(cast("MessageParam", {"role": "assistant", "content": content}))
+    def add_assistant(self, message: Message) -> bool:
+        """A model response, its blocks as the API sent them bar blank text; False if none."""
+        blocks = [block.to_dict() for block in message.content]
+        return self._add_assistant([b for b in blocks if not _blank(b)])
 
-    def add_assistant_text(self, text: str) -> None:
+    def add_assistant_text(self, text: str) -> bool:
         """An answer the agent phrased itself (when the model could not be asked again)."""
-        content = [{"type": "text", "text": text}]
-        self._messages.append(cast("MessageParam", {"role": "assistant", "content": content}))
+        return self._add_assistant(_text_blocks(text))
 
     def rollback(self, mark: int) -> None:
         """Forget everything after `mark` (a length from `len()`): a cancelled or refused turn."""
@@ -63,13 +66,28 @@ class Conversation:
         del self._messages[:mark]
         return True
 
+    def _add_assistant(self, blocks: list[Any]) -> bool:
+        if blocks:
+            self._messages.append(cast("MessageParam", {"role": "assistant", "content": blocks}))
+        return bool(blocks)
+
     def _add_user(self, blocks: list[Any]) -> None:
+        if not blocks:
+            return
         if self._messages and self._messages[-1]["role"] == "user":
             last = self._messages[-1]
             merged = [*_as_blocks(last["content"]), *blocks]
             self._messages[-1] = cast("MessageParam", {"role": "user", "content": merged})
             return
         self._messages.append(cast("MessageParam", {"role": "user", "content": blocks}))
+
+
+def _text_blocks(text: str) -> list[Any]:
+    return [{"type": "text", "text": text}] if text.strip() else []
+
+
+def _blank(block: dict[str, Any]) -> bool:
+    return block.get("type") == "text" and not str(block.get("text") or "").strip()
 
 
 def _as_blocks(content: object) -> list[Any]:

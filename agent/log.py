@@ -15,9 +15,19 @@ from typing import IO, Any
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
-from errors import redact
+from errors import ErrorAction, redact
 
-__all__ = ["LogSinks", "configure_logging", "redact_event", "shared_processors"]
+__all__ = ["LogSinks", "configure_logging", "failure_fields", "redact_event", "shared_processors"]
+
+
+def failure_fields(result: ErrorAction) -> dict[str, object]:
+    """The fields every failure event carries (DESIGN.md, "Log events")."""
+    return {
+        "error_type": result.error_type,
+        "action": result.action.value,
+        "retryable": result.retryable,
+        "developer_note": result.developer_note,
+    }
 
 
 def redact_event(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:

@@ -1,10 +1,12 @@
 """The tool_use loop: one turn of question → model ⇄ tools → answer, within bounds.
 
 Stop reasons: `tool_use` runs every tool call and asks again; `pause_turn` sends the turn back
-as it is; `max_tokens` says the answer was cut short; `refusal` passes the refusal on;
-`model_context_window_exceeded` drops earlier turns and asks again, or says so. Past
-`max_rounds`, or once the model keeps repeating a failing call, the model is asked once more
-with tools switched off; if even that does not give an answer, the agent phrases one itself.
+as it is, running any tool calls in it first (every `tool_use` gets its `tool_result`);
+`max_tokens` says the answer was cut short; `refusal` passes the refusal on;
+`model_context_window_exceeded`, like a 400 "prompt is too long", drops earlier turns and asks
+again, or says so. Past `max_rounds`, or once the model keeps repeating a failing call, the
+model is asked once more with tools switched off; if even that does not give an answer, the
+agent phrases one itself. A reply with no text at all is no answer: the turn ends unanswered.
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ import structlog
 
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation, tool_uses
+from agent.log import failure_fields
 from agent.model_call import ModelCaller, ModelUnavailable
-from agent.models import ModelRequest, TextSink
+from agent.models import ModelRequest, PromptTooLong, TextSink
 from agent.tool_round import NOT_RUN, ToolRound, result_block
+from errors import Action, ErrorAction
 from tools import Attempt, Registry
 
 if TYPE_CHECKING:
     from anthropic.types import Message
 
-__all__ = ["SYSTEM_PROMPT", "Turn"]
+__all__ = ["NO_ANSWER", "SYSTEM_PROMPT", "Turn"]
 
 log = structlog.get_logger("agent")
 
@@ -47,7 +51,39 @@ GAVE_UP = (
     "keep trying. Please try again in a little while."
 )
 REFUSED = "I can't help with that request."
+NO_ANSWER = (
+    "The model finished without saying anything, so there is no answer; "
+    "please ask again, perhaps in other words."
+)
 _NO_TOOLS = {"type": "none"}
+
+# The turn's own failures have no upstream error for errors/ to classify, so they are fixed
+# records with the same six fields, logged the same way (failure_fields).
+_EMPTY = ErrorAction(
+    error_type="empty_answer",
+    user_message=NO_ANSWER,
+    action=Action.ESCALATE,  # the same request tends to end the same way: the user rephrases
+    action_detail="Do not resend as is; report no answer and let the user ask differently.",
+    retryable=False,
+    developer_note="the model ended its reply with no text and no tool call; turn not kept",
+)
+
+
+def _bounded(calls: int, stuck: bool, limits: Limits) -> ErrorAction:
+    """The record of a turn stopped by its bounds (the repeat bound or `max_rounds`)."""
+    why = (
+        f"the model repeated a failing call more than {limits.max_repeats} times"
+        if stuck
+        else f"all {limits.max_rounds} rounds used"
+    )
+    return ErrorAction(
+        error_type="turn_bounded",
+        user_message=GAVE_UP,
+        action=Action.ESCALATE,  # more rounds would not help: stop and answer with what there is
+        action_detail="Stop calling tools; ask the model once more with tools off, then answer.",
+        retryable=False,
+        developer_note=f"turn bounded after {calls} model calls: {why}; last call has tools off",
+    )
 
 
 class Turn:
@@ -69,7 +105,9 @@ class Turn:
         self._limits = limits
         self._system = system
         self._on_text = on_text
-        self._tools = ToolRound(registry, max_repeats=limits.max_repeats)
+        self._tools = ToolRound(
+            registry, max_repeats=limits.max_repeats, timeout_s=limits.tool_bound_s()
+        )
         self._timeline: list[Attempt] = []
         self._results: list[dict[str, Any]] = []
         self._calls = 0
@@ -83,7 +121,7 @@ class Turn:
             return await self._loop()
         except ModelUnavailable as exc:
             self._conversation.rollback(self._mark)
-            return self._answer(exc.sentence, None, answered=False, error=exc)
+            return self._answer(exc.sentence, None, answered=False, error=exc.result)
         except BaseException:
             self._conversation.rollback(self._mark)
             raise
@@ -98,11 +136,10 @@ class Turn:
     async def _handle(self, message: Message) -> Answer | None:
         """An answer to end the turn with, or None to ask the model again."""
         match message.stop_reason:
-            case "tool_use":
+            case "tool_use" if tool_uses(message):  # with none, it is a plain reply
                 return await self._run_tools(message)
             case "pause_turn":
-                self._conversation.add_assistant(message)
-                return None
+                return await self._paused(message)
             case "max_tokens":
                 return self._finish(message, CUT_SHORT)
             case "refusal":
@@ -112,6 +149,15 @@ class Turn:
         return self._finish(message)
 
     async def _ask(self, tool_choice: dict[str, str] | None = None) -> Message:
+        """The model's reply; on a "prompt is too long", once more without earlier turns."""
+        try:
+            return await self._call(tool_choice)
+        except ModelUnavailable as exc:
+            if not (isinstance(exc.__cause__, PromptTooLong) and self._trim()):
+                raise
+        return await self._call(tool_choice)
+
+    async def _call(self, tool_choice: dict[str, str] | None) -> Message:
         self._calls += 1
         request = ModelRequest(
             messages=self._conversation.messages,
@@ -122,6 +168,13 @@ class Turn:
             on_text=self._on_text,
         )
         return await self._caller.create(request, self._timeline)
+
+    async def _paused(self, message: Message) -> Answer | None:
+        """Send the paused turn back as it is; tool calls in it are run and answered first."""
+        if tool_uses(message):
+            return await self._run_tools(message)
+        self._conversation.add_assistant(message)
+        return None
 
     async def _run_tools(self, message: Message) -> Answer | None:
         self._conversation.add_assistant(message)
@@ -134,23 +187,44 @@ class Turn:
 
     async def _wrap_up(self) -> Answer:
         """Out of rounds, or stuck on a failing call: one last call, with tools off."""
-        log.warning("agent.turn_bounded", rounds=self._calls, stuck=self._tools.stuck)
+        record = _bounded(self._calls, self._tools.stuck, self._limits)
+        log.warning(
+            "agent.turn_bounded",
+            rounds=self._calls,
+            stuck=self._tools.stuck,
+            **failure_fields(record),
+        )
         self._conversation.add_user_text(WRAP_UP)
         message = await self._ask(_NO_TOOLS)
-        if message.stop_reason in {"tool_use", "pause_turn"}:
+        if message.stop_reason in {"tool_use", "pause_turn"} or not _text_of(message):
             return self._finish(message, GAVE_UP, replace=True)
         return self._finish(message)
 
     def _finish(self, message: Message, note: str = "", *, replace: bool = False) -> Answer:
-        self._conversation.add_assistant(message)
+        text = note if replace else _joined(_text_of(message), note)
+        if not text:
+            return self._unanswered(message)
+        self._keep(message, note)
+        if note and self._on_text is not None:
+            self._on_text(f"\n{note}\n")
+        return self._answer(text, message.stop_reason)
+
+    def _keep(self, message: Message, note: str) -> None:
+        """The reply into the history, which then ends with an assistant message: unrun tool
+        calls are closed, and a reply with nothing left to keep is stood in for by the note."""
+        kept = self._conversation.add_assistant(message)
         if uses := tool_uses(message):
             closing = [result_block(use.id, NOT_RUN, is_error=True) for use in uses]
             self._conversation.add_tool_results(closing)
             self._conversation.add_assistant_text(note or GAVE_UP)
-        text = note if replace else _joined(_text_of(message), note)
-        if note and self._on_text is not None:
-            self._on_text(f"\n{note}\n")
-        return self._answer(text, message.stop_reason)
+        elif not kept:
+            self._conversation.add_assistant_text(note)
+
+    def _unanswered(self, message: Message) -> Answer:
+        """A reply with no text to show: no answer, and the exchange is not kept."""
+        log.warning("agent.empty_answer", stop_reason=message.stop_reason, **failure_fields(_EMPTY))
+        self._conversation.rollback(self._mark)
+        return self._answer(NO_ANSWER, message.stop_reason, answered=False, error=_EMPTY)
 
     def _refused(self, message: Message) -> Answer:
         self._conversation.rollback(self._mark)  # a refused exchange is not kept
@@ -161,11 +235,15 @@ class Turn:
         return self._answer(text, "refusal")
 
     def _context_full(self, message: Message) -> Answer | None:
-        if self._conversation.forget_before(self._mark):
-            log.info("agent.history_trimmed", dropped_before=self._mark)
-            self._mark = 0
-            return None
-        return self._finish(message, CONTEXT_FULL)
+        return None if self._trim() else self._finish(message, CONTEXT_FULL)
+
+    def _trim(self) -> bool:
+        """Drop the turns before this one (the history no longer fits); False if none."""
+        if not self._conversation.forget_before(self._mark):
+            return False
+        log.info("agent.history_trimmed", dropped_before=self._mark)
+        self._mark = 0
+        return True
 
     def _answer(
         self,
@@ -173,7 +251,7 @@ class Turn:
         stop_reason: str | None,
         *,
         answered: bool = True,
-        error: ModelUnavailable | None = None,
+        error: ErrorAction | None = None,
     ) -> Answer:
         log.info("agent.turn_finished", answered=answered, model_calls=self._calls)
         return Answer(
@@ -183,7 +261,7 @@ class Turn:
             tool_results=list(self._results),
             attempts=tuple(self._timeline),
             stop_reason=stop_reason,
-            error=error.result if error else None,
+            error=error,
         )
 
 

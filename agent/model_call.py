@@ -3,11 +3,14 @@
 Each failed attempt is classified with `errors.classify(…, retry_count=n)`; its `retryable`
 decides whether to go again (it turns false past the policy's bound), its clamped `wait_s`
 how long to wait (full-jitter backoff when the service gave no hint). Sleep is injected.
+An attempt that streamed part of a line before failing has that line ended before the retry,
+so the retried answer starts on a line of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -17,13 +20,15 @@ from typing import TYPE_CHECKING
 import structlog
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
+from agent.log import failure_fields
 from errors import Action, ErrorAction, Verdict, classify
 from tools import Attempt, Observer, Progress
+from tools.middleware import retry_phrase
 
 if TYPE_CHECKING:
     from anthropic.types import Message
 
-    from agent.models import ModelBackend, ModelRequest
+    from agent.models import ModelBackend, ModelRequest, TextSink
 
 __all__ = ["ModelCaller", "ModelUnavailable", "Sleep"]
 
@@ -39,6 +44,11 @@ _KEY_SENTENCE = (
     "Claude did not accept the API key; set a valid ANTHROPIC_API_KEY "
     "(or run with --offline) and try again."
 )
+# Built from our own words only: a 404 body may echo anything.
+_MODEL_SENTENCE = (
+    "Claude has no model by the name given; check --model or AGENT_MODEL "
+    "(and ANTHROPIC_BASE_URL, if set) and try again."
+)
 
 
 class ModelUnavailable(Exception):
@@ -47,7 +57,16 @@ class ModelUnavailable(Exception):
     def __init__(self, result: ErrorAction) -> None:
         super().__init__(result.error_type)
         self.result = result
-        self.sentence = _KEY_SENTENCE if result.error_type in _KEY_PROBLEMS else result.user_message
+        self.sentence = _sentence(result)
+
+
+def _sentence(result: ErrorAction) -> str:
+    """The user's fix where the setup is wrong (the key, the model id), else the verdict's."""
+    if result.error_type in _KEY_PROBLEMS:
+        return _KEY_SENTENCE
+    if result.error_type == "not_found":
+        return _MODEL_SENTENCE
+    return result.user_message
 
 
 @dataclass(slots=True)
@@ -87,14 +106,29 @@ class _Run:
         self.operation = _OPERATION.get(caller.backend.name, "asking the model for an answer")
         self.number = 0
         self.started = 0.0
+        self.on_text: TextSink | None = None
+        self.mid_line = False  # this attempt streamed text that did not end its line
 
     async def attempt(self, request: ModelRequest) -> Message:
         self.number += 1
         self.started = time.monotonic()
+        self.on_text, self.mid_line = request.on_text, False
+        if request.on_text is not None:
+            request = dataclasses.replace(request, on_text=self._watched(request.on_text))
         with structlog.contextvars.bound_contextvars(attempt=self.number):
             message = await self.caller.backend.create(request)
         self._record("ok")
         return message
+
+    def _watched(self, on_text: TextSink) -> TextSink:
+        """`on_text`, noting whether the text so far left a line open."""
+
+        def stream(text: str) -> None:
+            if text:
+                self.mid_line = not text.endswith("\n")
+            on_text(text)
+
+        return stream
 
     def should_retry(self, state: RetryCallState) -> bool:
         error = state.outcome.exception() if state.outcome else None
@@ -126,13 +160,17 @@ class _Run:
             verdict = classify(error, self.operation, retry_count=max(self.number, MAX_ATTEMPTS))
         result = verdict.result
         self._record(result.error_type, result.action.value)
-        log.warning("model.call_failed", **self._context(), **_fields(result))
+        log.warning("model.call_failed", **self._context(), **failure_fields(result))
         return ModelUnavailable(result)
 
     def _failed(self, verdict: Verdict, wait: float) -> None:
         result = verdict.result
         self._record(result.error_type, result.action.value, wait)
-        log.warning("model.attempt_failed", wait_s=wait, **self._context(), **_fields(result))
+        log.warning(
+            "model.attempt_failed", wait_s=wait, **self._context(), **failure_fields(result)
+        )
+        if self.on_text is not None and self.mid_line:  # "Let me" + retry: not "Let meAll good."
+            self.on_text("\n")
         if self.caller.observer is not None:
             self.caller.observer(_progress(self.caller.backend.name, result, wait))
 
@@ -145,20 +183,10 @@ class _Run:
         self.timeline.append(Attempt("model", name, self.number, duration, outcome, action, wait))
 
 
-def _fields(result: ErrorAction) -> dict[str, object]:
-    return {
-        "error_type": result.error_type,
-        "action": result.action.value,
-        "retryable": result.retryable,
-        "developer_note": result.developer_note,
-    }
-
-
 def _progress(backend: str, result: ErrorAction, wait: float) -> Progress:
     label = "Claude" if backend == "claude" else "the model"
-    seconds = max(1, round(wait))
     if result.action is Action.WAIT:
-        message = f"{label} is busy — retrying in {seconds} s"
+        message = f"{label} is busy — {retry_phrase(wait)}"
         return Progress("waiting", "model", backend, message, wait)
-    message = f"{label} did not answer — retrying in {seconds} s"
+    message = f"{label} did not answer — {retry_phrase(wait)}"
     return Progress("retrying", "model", backend, message, wait)

@@ -65,11 +65,11 @@ class Repl:
         answer = await self.agent.ask(question, self.conversation, on_text=self._stream)
         self.last = answer
         if not answer.answered:
-            self.screen.line(answer.text, style="bold red")
+            self.screen.line(answer.text, style="bold red")  # on a line of its own
         elif not self._streamed:
             self.screen.line(answer.text)
         else:
-            self.screen.line()
+            self.screen.end_line()
 
     def _stream(self, text: str) -> None:
         self._streamed = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from tools import Endpoints
 
@@ -24,6 +25,14 @@ class Settings:
     log_file: str | None = None
     endpoints: Endpoints = field(default_factory=Endpoints)
     verbose: bool = False
+
+    def __post_init__(self) -> None:
+        """Like the weather endpoints: a base URL that is not http(s) is a usage error."""
+        if self.base_url is not None and not _is_http_url(self.base_url):
+            # the value is not echoed: it may carry a port that reads like a status, or a secret
+            raise ValueError(
+                "ANTHROPIC_BASE_URL must be an http(s) URL such as https://api.anthropic.com"
+            )
 
     @classmethod
     def from_env(
@@ -61,3 +70,13 @@ class Settings:
             "Offline: a scripted model and simulated weather services answer here; "
             f"{how} to use Claude."
         )
+
+
+def _is_http_url(url: str) -> bool:
+    """An http(s) URL with a host that `urllib` can take apart (a port, if any, valid)."""
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port that is not a number in range
+    except ValueError:
+        return False
+    return parts.scheme in {"http", "https"} and bool(parts.hostname)

@@ -1,7 +1,9 @@
 """One round of tool calls: every `tool_use` block runs concurrently and gets one `tool_result`.
 
 A call that already failed in this turn (same tool, same input) is not run again: the model
-is told plainly not to repeat it, and past `max_repeats` the turn is wrapped up.
+is told plainly not to repeat it, and past `max_repeats` the turn is wrapped up. Each call is
+bounded here too (`timeout_s`), whatever the tool: one built without the middleware cannot
+hang a turn; it gets an `is_error` result from `errors.classify(DeadlineExceeded(…))`.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import Any
 
 import structlog
 
-from errors import classify
+from agent.log import failure_fields
+from errors import DeadlineExceeded, classify
 from tools import Attempt, Registry, ToolResult
+from tools.registry import SOURCE
 
 __all__ = ["NOT_RUN", "ToolRound", "result_block"]
 
@@ -40,9 +44,10 @@ def result_block(tool_use_id: str, content: str, *, is_error: bool) -> dict[str,
 class ToolRound:
     """Runs tool calls for one turn, remembering which calls failed."""
 
-    def __init__(self, registry: Registry, *, max_repeats: int) -> None:
+    def __init__(self, registry: Registry, *, max_repeats: int, timeout_s: float) -> None:
         self._registry = registry
         self._max_repeats = max_repeats
+        self._timeout_s = timeout_s
         self._failures: Counter[tuple[str, str]] = Counter()
         self._last_error: dict[tuple[str, str], str] = {}
         self.attempts: list[Attempt] = []
@@ -67,14 +72,28 @@ class ToolRound:
 
     async def _dispatch(self, name: str, tool_input: object) -> ToolResult:
         started = time.monotonic()
+        bound = asyncio.timeout(self._timeout_s)
         try:
-            return await self._registry.dispatch(name, tool_input)
+            async with bound:
+                return await self._registry.dispatch(name, tool_input)
         except Exception as exc:  # the registry never raises; if it does, still answer
-            result = classify(exc, "running a tool").result
-            log.error("tool.crashed", developer_note=result.developer_note)
-            outcome, action = result.error_type, result.action.value
-            attempt = Attempt(name[:80], "registry", 1, time.monotonic() - started, outcome, action)
-            return ToolResult(result.user_message, is_error=True, error=result, attempts=(attempt,))
+            if bound.expired():
+                late = DeadlineExceeded(f"no result within the registry's {self._timeout_s:g} s")
+                return self._failed(name, late, started, "tool.timed_out")
+            return self._failed(name, exc, started, "tool.crashed")
+
+    def _failed(self, name: str, error: Exception, started: float, event: str) -> ToolResult:
+        """The call's one `is_error` result, logged once, with its one registry attempt."""
+        result = classify(error, self._activity(name)).result
+        log.error(event, source=SOURCE, **failure_fields(result))
+        outcome, action = result.error_type, result.action.value
+        attempt = Attempt(name[:80], SOURCE, 1, time.monotonic() - started, outcome, action)
+        return ToolResult(result.user_message, is_error=True, error=result, attempts=(attempt,))
+
+    def _activity(self, name: str) -> str:
+        """The tool's work in plain words ("getting the weather"), for the sentence."""
+        activities = (tool.activity for tool in self._registry.tools if tool.name == name)
+        return next(activities, "running a tool")
 
     def _settle(self, tool_use_id: str, key: tuple[str, str], result: ToolResult) -> dict[str, Any]:
         content = result.error.user_message if result.is_error and result.error else result.content

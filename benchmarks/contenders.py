@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 from anthropic import AsyncAnthropic
@@ -26,22 +27,27 @@ class ThisAgent:
     name = "this agent"
 
     def __init__(self) -> None:
-        from agent.app import ask  # imported late: the bench runs without it, minus this row
+        from agent.app import ask, model_client  # late: the bench runs without it, minus this row
         from agent.settings import Settings
         from tools.http import make_client
 
-        self._ask, self._settings = ask, Settings
+        self._ask, self._model_client, self._settings = ask, model_client, Settings
         self._http = make_client()
+        self._client: Any = None  # one Claude client for the whole run, as a server would keep
 
     async def ask(self, question: str, urls: Urls) -> str | None:
         """The agent's answer, or None when it says it could not produce one."""
         settings = self._settings.from_env(urls.env(API_KEY), offline=False)
-        answer = await self._ask(question, settings, http=self._http)
+        if self._client is None:
+            self._client = self._model_client(settings)
+        answer = await self._ask(question, settings, http=self._http, client=self._client)
         return answer.text if answer.answered else None
 
     async def aclose(self) -> None:
-        """Close the shared HTTP client."""
+        """Close the shared HTTP and Claude clients."""
         await self._http.aclose()
+        if self._client is not None:
+            await self._client.close()
 
 
 class ArticleLoop:

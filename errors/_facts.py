@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -66,6 +67,7 @@ _HEAD, _TAIL = 4096, 2048  # a traceback's cause sits at its end; a body's statu
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
 
 
+@lru_cache(maxsize=1024)  # batches repeat operations and errors; cleaning is the costly part
 def clean_text(text: str) -> str:
     """`text` capped to its head and tail, without control characters, secrets redacted."""
     if len(text) > _HEAD + _TAIL:

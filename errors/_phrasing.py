@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from errors._facts import Facts, clean_text
 from errors._plain import plainness_problems
@@ -58,6 +59,7 @@ def tidy(text: str, limit: int) -> str:
     return _shorten(words, limit)
 
 
+@lru_cache(maxsize=1024)
 def subject_of(operation: str) -> str:
     """The operation as a short phrase to start a sentence: "Fetching billing data"."""
     text = _VAGUE.sub(" ", redact(operation[:_MAX_OPERATION]))

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
 
-from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus
+from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus, redact
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -26,6 +27,7 @@ __all__ = [
     "make_client",
     "parse_json",
     "read_capped",
+    "with_params",
 ]
 
 USER_AGENT = "failsafe-agent/0.1 (+https://github.com/failsafe-agent; tool-use demo)"
@@ -43,6 +45,7 @@ def make_client(
 
     Its own transport never retries (there is one retry layer: the middleware's).
     """
+    _mask_secrets_in_httpx_logs()
     inner = transport or httpx.AsyncHTTPTransport(verify=_ssl_context(), retries=0)
     timeout = httpx.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
@@ -52,6 +55,25 @@ def make_client(
         timeout=timeout,
         headers={"User-Agent": USER_AGENT},
     )
+
+
+class _RedactSecrets(logging.Filter):
+    """Masks secrets in a record's text: httpx logs every request's full URL at INFO
+    ("HTTP Request: GET https://…?apikey=…"), for anyone who turns the stdlib logger on."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+        except Exception:  # a malformed record is for the handler to report, not for us
+            return True
+        record.msg, record.args = redact(text), None
+        return True
+
+
+@functools.cache
+def _mask_secrets_in_httpx_logs() -> None:
+    """Put the redacting filter on httpx's logger, once per process."""
+    logging.getLogger("httpx").addFilter(_RedactSecrets())
 
 
 @functools.cache
@@ -148,13 +170,26 @@ async def get_capped(
     params: Mapping[str, str | int | float] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> tuple[httpx.Response, bytes]:
-    """GET `url`: the (closed) response and its body, read only up to `max_bytes`."""
+    """GET `url` with `params` merged into its query (see `with_params`): the (closed)
+    response and its body, read only up to `max_bytes`."""
     try:
-        async with client.stream("GET", url, params=params) as response:
+        async with client.stream("GET", with_params(url, params)) as response:
             body = await read_capped(response, max_bytes)
     except ResponseTooLarge as exc:
         raise ResponseTooLarge(f"{source}: {exc.reason}", source=source) from exc
     return response, body
+
+
+def with_params(url: str, params: Mapping[str, str | int | float] | None) -> httpx.URL:
+    """`url` with `params` added to the query it already has.
+
+    httpx's `params=` would replace that query, dropping what the URL was configured with
+    (a commercial plan's `?apikey=…`). Here the URL's own parameters are kept and ours are
+    added; a name both use takes our value, since our parsing depends on it (`format=j1`).
+    Each of our values is encoded whole, so a city such as "Paris&apikey=x" stays inside its
+    own parameter and can neither add one nor change another.
+    """
+    return httpx.URL(url).copy_merge_params(params or {})
 
 
 def json_answer(response: httpx.Response, body: bytes, source: str) -> Any:

@@ -3,6 +3,6 @@
 Import `agent.models.claude` / `agent.models.offline` where needed: both pull in `anthropic`.
 """
 
-from agent.models._base import ModelBackend, ModelRequest, TextSink
+from agent.models._base import ModelBackend, ModelRequest, PromptTooLong, TextSink
 
-__all__ = ["ModelBackend", "ModelRequest", "TextSink"]
+__all__ = ["ModelBackend", "ModelRequest", "PromptTooLong", "TextSink"]

@@ -6,10 +6,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from errors import InvalidInput
+
 if TYPE_CHECKING:
     from anthropic.types import Message, MessageParam
 
-__all__ = ["ModelBackend", "ModelRequest", "TextSink"]
+__all__ = ["ModelBackend", "ModelRequest", "PromptTooLong", "TextSink"]
 
 TextSink = Callable[[str], None]
 
@@ -26,10 +28,26 @@ class ModelRequest:
     on_text: TextSink | None = field(default=None, compare=False)
 
 
+class PromptTooLong(InvalidInput):
+    """The messages no longer fit in the model's context window; `detail` is for the log only.
+
+    An `InvalidInput` (fix_input, never resent as is): the loop drops earlier turns and asks
+    once more, and says so plainly when there is nothing left to drop.
+    """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(
+            "conversation", "is too long for the model to read", "ask a shorter question"
+        )
+        self.reason = f"context window exceeded; the API said: {detail}"  # for the log only
+
+
 class ModelBackend(Protocol):
     """A model: Claude over HTTP, the offline scripted model, or a fault-injecting wrapper.
 
-    `create` raises the SDK's own exceptions on failure; the caller classifies and retries.
+    `create` raises on failure: the SDK's own exceptions, or ours where the SDK's would
+    mislead (`errors.BadUpstreamData` for an answer that is not a whole message,
+    `PromptTooLong`); the caller classifies and retries.
     """
 
     @property

@@ -1,62 +1,104 @@
-"""Claude through `anthropic.AsyncAnthropic`, with the SDK's own retries off (we own retrying)."""
+"""Claude through `anthropic.AsyncAnthropic`, with the SDK's own retries off (we own retrying).
+
+The boundary to the SDK: what it hands back is checked here, once, and what it raises is
+translated where the SDK's own type would mislead the classifier (chaining the original):
+
+- a 200 answer that is not a whole message — HTML from a proxy (the SDK returns a `str`),
+  JSON of another shape, a stream that is not SSE (the SDK fails an `assert`) or that ends
+  before its `message_delta` (no `stop_reason`) — is `errors.BadUpstreamData`, source
+  "claude": retried once, then given up, like any malformed upstream data;
+- a 400 "prompt is too long" is `PromptTooLong`, so the loop can drop earlier turns.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 import anthropic
 from anthropic import omit
+from anthropic.types import Message
 
-from agent.models._base import ModelRequest
+from agent.models._base import ModelRequest, PromptTooLong, TextSink
 from agent.settings import DEFAULT_MODEL
+from errors import BadUpstreamData
 
 if TYPE_CHECKING:
     import httpx2
-    from anthropic.types import Message
+    from anthropic.lib.streaming import AsyncMessageStream
 
-__all__ = ["DEFAULT_TIMEOUT_S", "ClaudeModel"]
+__all__ = ["DEFAULT_TIMEOUT_S", "SOURCE", "ClaudeModel", "new_client"]
 
 # The SDK waits up to ten minutes by default; a turn must end in bounded time.
 DEFAULT_TIMEOUT_S = 60.0
+SOURCE = "claude"  # the `source` of the failures raised here
+# The API has no error code for it, only this wording (checked against 2.14's 400 bodies).
+_PROMPT_TOO_LONG = re.compile(r"prompt is too long", re.IGNORECASE)
+
+
+def new_client(
+    *,
+    api_key: str,
+    base_url: str | None = None,
+    http_client: httpx2.AsyncClient | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> anthropic.AsyncAnthropic:
+    """An SDK client with its retries off; build one per process and share it (it is costly)."""
+    return anthropic.AsyncAnthropic(
+        api_key=api_key,
+        base_url=base_url,
+        max_retries=0,  # one retry layer: agent.model_call's
+        timeout=timeout_s,
+        http_client=http_client,
+    )
 
 
 class ClaudeModel:
-    """The Messages API; streams text to `request.on_text` when one is given."""
+    """The Messages API; streams text to `request.on_text` when one is given.
 
-    name = "claude"
+    It builds its own SDK client from `api_key`, `base_url` and `http_client` (closed by
+    `aclose`), or runs on a shared `client` (left open; those three are then unused); either
+    way with the SDK's retries off and `timeout_s` per request.
+    """
+
+    name = SOURCE
 
     def __init__(
         self,
         *,
-        api_key: str,
+        api_key: str = "",
         model: str = DEFAULT_MODEL,
         base_url: str | None = None,
         http_client: httpx2.AsyncClient | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        client: anthropic.AsyncAnthropic | None = None,
     ) -> None:
         self.model = model
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=0,  # one retry layer: agent.model_call's
-            timeout=timeout_s,
-            http_client=http_client,
-        )
+        self._owns_client = client is None
+        if client is None:
+            self._client = new_client(
+                api_key=api_key, base_url=base_url, http_client=http_client, timeout_s=timeout_s
+            )
+        else:  # a cheap copy on the same connections: the shared one may have retries on
+            self._client = client.with_options(max_retries=0, timeout=timeout_s)
 
     async def create(self, request: ModelRequest) -> Message:
-        """One call; raises the SDK's exceptions (a mid-stream error too) unchanged."""
+        """One whole message; raises the SDK's exceptions, or ours (see the module's doc)."""
         params = self._params(request)
-        if request.on_text is None:
-            message: Message = await self._client.messages.create(**params)
-            return message
-        async with self._client.messages.stream(**params) as stream:
-            async for text in stream.text_stream:
-                request.on_text(text)
-            return await stream.get_final_message()
+        with _translated():
+            if request.on_text is None:
+                answer: object = await self._client.messages.create(**params)
+            else:
+                async with self._client.messages.stream(**params) as stream:
+                    answer = await _streamed(stream, request.on_text)
+        return _checked(answer)
 
     async def aclose(self) -> None:
-        """Close the SDK's HTTP client."""
-        await self._client.close()
+        """Close the SDK's HTTP client, unless it is a shared one."""
+        if self._owns_client:
+            await self._client.close()
 
     def _params(self, request: ModelRequest) -> dict[str, Any]:
         return {
@@ -67,3 +109,62 @@ class ClaudeModel:
             "tools": cast("Any", list(request.tools)) if request.tools else omit,
             "tool_choice": cast("Any", request.tool_choice) if request.tool_choice else omit,
         }
+
+
+async def _streamed(stream: AsyncMessageStream, on_text: TextSink) -> object:
+    async for text in stream.text_stream:
+        on_text(text)
+    try:
+        return await stream.get_final_message()
+    except AssertionError as exc:  # the SDK asserts it saw a message_start: not SSE at all
+        raise BadUpstreamData("a 200 stream without any message events", source=SOURCE) from exc
+
+
+@contextlib.contextmanager
+def _translated() -> Iterator[None]:
+    """The SDK's 400 "prompt is too long" as `PromptTooLong`; everything else unchanged."""
+    try:
+        yield
+    except anthropic.BadRequestError as exc:
+        detail = exc.api_message or exc.message
+        if _PROMPT_TOO_LONG.search(detail):
+            raise PromptTooLong(detail) from exc
+        raise
+
+
+def _checked(answer: object) -> Message:
+    """`answer` if it is a whole message the loop can read, else `BadUpstreamData`."""
+    problem = _problem(answer)
+    if problem is not None:
+        raise BadUpstreamData(f"a 200 answer that is {problem}", source=SOURCE)
+    return cast("Message", answer)
+
+
+def _problem(answer: object) -> str | None:
+    """What keeps `answer` from being read as a message, or None (the SDK validates nothing)."""
+    if not isinstance(answer, Message):
+        return f"not a message but {type(answer).__name__}"
+    if answer.stop_reason is None:
+        return "a message without a stop_reason (cut before its end)"
+    content: object = answer.content  # any JSON may be here
+    if not isinstance(content, list):
+        return "a message without a content list"
+    if not all(_readable(block) for block in content):
+        return "a message with a malformed text or tool_use block"
+    return None
+
+
+# The fields the loop reads, by block type; other block types are passed back as they came.
+_FIELDS: dict[str, dict[str, type]] = {
+    "text": {"text": str},
+    "tool_use": {"id": str, "name": str, "input": dict},
+}
+
+
+def _readable(block: object) -> bool:
+    """A block has a type; text and tool_use blocks have the fields the loop reads."""
+    kind = getattr(block, "type", None)
+    expected = _FIELDS.get(kind, {}) if isinstance(kind, str) else None
+    if expected is None:
+        return False
+    return all(isinstance(getattr(block, key, None), t) for key, t in expected.items())

@@ -7,11 +7,11 @@ from typing import Any
 
 import httpx
 
-from agent.app import ask, make_backend, open_agent
-from agent.models.claude import ClaudeModel
+from agent.app import ask, make_backend, model_client, open_agent
+from agent.models.claude import ClaudeModel, new_client
 from agent.models.offline import OfflineModel
 from agent.settings import Settings
-from tests.agent.fake_claude import message_body
+from tests.agent.fake_claude import FakeClaude, message, message_body, text_block
 from tests.agent.helpers import SECRET
 from tools import Fault, SimulatedServices, make_client
 
@@ -78,3 +78,26 @@ async def test_aclose_closes_what_the_agent_opened() -> None:
         agent = await open_agent(Settings(), http=http)
         await agent.aclose()
         assert not http.is_closed
+
+
+async def test_a_shared_claude_client_serves_many_questions_and_stays_open() -> None:
+    """ask(…, client=) uses the given SDK client for every question and never closes it."""
+    fake = FakeClaude(message(text_block("One.")), message(text_block("Two.")))
+    client = new_client(api_key=SECRET, http_client=fake.client())
+    elsewhere = Settings(api_key=SECRET, base_url="https://unused.test", offline=False)
+    async with make_client(transport=SimulatedServices().transport) as http:
+        first = await ask("1?", elsewhere, http=http, client=client)
+        second = await ask("2?", elsewhere, http=http, client=client)
+    assert (first.text, second.text) == ("One.", "Two.")
+    assert len(fake.requests) == 2
+    assert not client.is_closed()
+    await client.close()
+
+
+async def test_model_client_is_built_only_for_claude() -> None:
+    """model_client: an SDK client with retries off online, None offline."""
+    assert model_client(Settings()) is None
+    client = model_client(ONLINE)
+    assert client is not None
+    assert client.max_retries == 0
+    await client.close()

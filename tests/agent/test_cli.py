@@ -179,3 +179,35 @@ def test_a_malformed_endpoint_is_a_usage_error() -> None:
     assert (code, out) == (EXIT_USAGE, "")
     assert err.count("\n") == 1
     assert "Traceback" not in err
+
+
+def test_an_empty_reply_exits_1_with_one_sentence(httpx2_mock: Any, tmp_path: Path) -> None:
+    """end_turn with no content: no answer, so stdout stays empty and exit is 1."""
+    httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=message_body()))
+    code, out, err = run(["ask", "hi"], online(tmp_path))
+    assert (code, out) == (EXIT_NO_ANSWER, "")
+    assert err.count("\n") == 1
+    assert "no answer" in err
+
+
+def test_an_unknown_model_says_to_check_the_model_option(httpx2_mock: Any, tmp_path: Path) -> None:
+    """404 for --model claude-nope: one sentence naming --model and AGENT_MODEL, no body."""
+    body = {"type": "error", "error": {"type": "not_found_error", "message": "model: <b>nope"}}
+    httpx2_mock.post(URL).mock(return_value=httpx.Response(404, json=body))
+    code, out, err = run(["ask", "--model", "claude-nope", "hi"], online(tmp_path))
+    assert (code, out) == (EXIT_NO_ANSWER, "")
+    assert err.count("\n") == 1
+    assert "--model" in err
+    assert "AGENT_MODEL" in err
+    assert "<b>" not in err
+    assert "404" not in err
+
+
+@pytest.mark.parametrize("url", ["ftp://claude.test", "claude.test", "http://", "http://x:port"])
+def test_a_malformed_anthropic_base_url_exits_2_naming_the_variable(url: str) -> None:
+    """ANTHROPIC_BASE_URL that is not an http(s) URL: exit 2, one line naming it, not echoed."""
+    code, out, err = run(["ask", "hi"], {"ANTHROPIC_BASE_URL": url})
+    assert (code, out) == (EXIT_USAGE, "")
+    assert err.count("\n") == 1
+    assert "ANTHROPIC_BASE_URL" in err
+    assert url not in err

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from anthropic.types import TextBlock
+
 from agent.conversation import Conversation
+from agent.models.offline import make_message
 from tests.agent.helpers import calls, text
 
 
@@ -62,3 +65,25 @@ def test_messages_is_a_copy() -> None:
     conversation = Conversation()
     conversation.messages.append({"role": "user", "content": "x"})
     assert len(conversation) == 0
+
+
+def test_no_empty_message_ever_enters_the_history() -> None:
+    """An empty reply, blank text and no tool results add nothing (the API rejects them)."""
+    conversation = Conversation()
+    assert conversation.add_assistant(make_message([])) is False
+    assert conversation.add_assistant(text("   ")) is False
+    assert conversation.add_assistant_text("") is False
+    conversation.add_tool_results([])
+    conversation.add_user_text(" \n")
+    assert conversation.messages == []
+
+
+def test_blank_text_blocks_are_dropped_from_a_reply() -> None:
+    """A blank text block beside a tool_use is not sent back; the tool_use is."""
+    conversation = Conversation()
+    reply = make_message(
+        [TextBlock(type="text", text=""), *calls(("calculate", {"expression": "1"})).content],
+        "tool_use",
+    )
+    assert conversation.add_assistant(reply) is True
+    assert [b["type"] for b in conversation.messages[0]["content"]] == ["tool_use"]  # type: ignore[index]

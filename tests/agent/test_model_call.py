@@ -149,3 +149,66 @@ async def test_a_retry_after_beyond_the_cap_is_not_waited(fake_sleep: Any, sleep
         await call(ScriptedModel(limited, text("never")), fake_sleep)
     assert sleeps == []
     assert "minutes" in caught.value.sentence or "hour" in caught.value.sentence
+
+
+async def test_an_unknown_model_says_to_check_the_model_setting(fake_sleep: Any) -> None:
+    """404 not_found_error: not retried; the sentence names --model and AGENT_MODEL only."""
+    error = api_error(404, "not_found_error", f"model: claude-nope <html> {SECRET}")
+    model = ScriptedModel(error, text("never"))
+    with pytest.raises(ModelUnavailable) as caught:
+        await call(model, fake_sleep)
+    assert len(model.requests) == 1
+    assert "--model" in caught.value.sentence
+    assert "AGENT_MODEL" in caught.value.sentence
+    assert "claude-nope" not in caught.value.sentence
+    assert SECRET not in caught.value.sentence
+
+
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        (api_error(500, "api_error"), "Claude did not answer — retrying now"),
+        (
+            api_error(429, "rate_limit_error", headers={"retry-after": "2.5"}),
+            "Claude is busy — retrying in 3 s",
+        ),
+    ],
+    ids=["a short backoff", "Retry-After: 2.5"],
+)
+async def test_retry_waits_are_worded_like_the_tools(
+    fake_sleep: Any, error: Exception, words: str
+) -> None:
+    """Under half a second reads "retrying now"; longer waits round halves up to whole seconds."""
+    events: list[Progress] = []
+    model = FlakyModel(ScriptedModel(text("ok")), [error])
+    model.name = "claude"
+    caller = ModelCaller(model, sleep=fake_sleep, observer=events.append, backoff_base_s=0.01)
+    await caller.create(REQUEST, [])
+    assert [e.message for e in events] == [words]
+
+
+async def test_a_retry_after_partial_text_ends_that_line_first(fake_sleep: Any) -> None:
+    """Streamed "Let me", then a failure and a retry: a newline before the retried text."""
+    seen: list[str] = []
+
+    class Partial:
+        name = "scripted"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def create(self, request: ModelRequest) -> Any:
+            self.calls += 1
+            assert request.on_text is not None
+            if self.calls == 1:
+                request.on_text("Let me")
+                raise api_error(200, "overloaded_error")
+            request.on_text("All good.")
+            return text("All good.")
+
+        async def aclose(self) -> None:
+            return None
+
+    caller = ModelCaller(Partial(), sleep=fake_sleep)
+    await caller.create(ModelRequest(messages=REQUEST.messages, on_text=seen.append), [])
+    assert "".join(seen) == "Let me\nAll good."

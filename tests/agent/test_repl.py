@@ -13,10 +13,12 @@ from pydantic import BaseModel
 from agent.app import Agent, open_agent
 from agent.console import Screen
 from agent.model_call import ModelCaller
+from agent.models.claude import ClaudeModel
 from agent.repl import PROMPT, Repl, run_repl
 from agent.settings import Settings
+from tests.agent.fake_claude import FakeClaude, stream, stream_error
 from tests.agent.helpers import ScriptedModel, calls, registry, text
-from tools import Fault, Policy, SimulatedServices, Tool, ToolResult, make_client
+from tools import Fault, Policy, Progress, SimulatedServices, Tool, ToolResult, make_client
 
 
 def reader(lines: Iterable[str | BaseException]) -> Callable[[str], str]:
@@ -188,3 +190,45 @@ def test_a_terminal_without_colour_has_no_colour_codes() -> None:
     out = chat(["/unknown"], terminal=True, color=False)
     assert "\x1b[3" not in out
     assert "\x1b[1m" not in out
+
+
+def _claude_agent(*replies: Any) -> Callable[[Screen], Agent]:
+    """Claude (the real SDK over a FakeClaude) with the screen's status line as observer."""
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    def build(screen: Screen) -> Agent:
+        fake = FakeClaude(*replies)
+        backend = ClaudeModel(
+            api_key="k", base_url="https://claude.test", http_client=fake.client()
+        )
+        caller = ModelCaller(backend, sleep=no_sleep, observer=screen.status, backoff_base_s=0.01)
+        return Agent(caller, registry(), closers=[backend.aclose])
+
+    return build
+
+
+def test_a_retried_stream_does_not_run_into_the_partial_text() -> None:
+    """ "Let me", a mid-stream overload, a retry: the partial line ends, a status line follows."""
+    out = chat(["hi"], agent=_claude_agent(stream_error("Let me"), stream("All good.")))
+    assert "Let meAll good." not in out
+    assert "Let me\n… Claude is busy — retrying now\nAll good.\n" in out
+
+
+def test_an_error_after_partial_text_starts_on_its_own_line() -> None:
+    """Partial text, then the model stays down: the error sentence has a line of its own."""
+    out = chat(["hi"], agent=_claude_agent(stream_error("Let me", "invalid_request_error")))
+    assert "\nLet me\nAsking Claude for an answer " in out
+
+
+def test_a_status_line_after_streamed_text_keeps_that_text() -> None:
+    """On a terminal, a tool's status after "Checking." ends that line instead of erasing it."""
+    written: list[str] = []
+    screen = Screen(written.append, terminal=True)
+    screen.text("Checking.")
+    screen.status(Progress("retrying", "get_weather", "wttr", "wttr failed — retrying now"))
+    screen.text("Done.")
+    out = "".join(written)
+    assert out.startswith("Checking.\n")
+    assert out.endswith("Done.")

@@ -302,12 +302,6 @@ async def test_a_tool_use_cut_mid_stream_by_max_tokens_is_closed(
     check_every_request(fake)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loop.py: a pause_turn response's tool_use blocks are never answered; the next "
-    "question's request carries them without tool_results. DESIGN: every tool_use gets "
-    "exactly one tool_result in the next user message, whatever happened.",
-)
 async def test_a_tool_use_inside_a_paused_turn_is_answered(connect: Connect) -> None:
     """pause_turn with a tool_use block: later requests still answer that tool_use."""
     fake = FakeClaude(
@@ -458,12 +452,6 @@ async def test_ten_identical_failing_calls_in_one_response_are_bounded(
     check_every_request(fake)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loop.py `_wrap_up` logs agent.turn_bounded at warning level without "
-    "developer_note/error_type/action/retryable. DESIGN: every failure is logged with its "
-    "developer_note (the same check test_e2e_claude applies to all warnings).",
-)
 async def test_every_warning_of_a_bounded_turn_carries_a_developer_note(connect: Connect) -> None:
     """A turn stopped by the repeat bound: each warning event has a developer_note."""
     fake = FakeClaude(tool_call_reply(("tu_x", "get_weather", {"city": "Atlantis"})))
@@ -570,13 +558,6 @@ async def _ask_safely(agent: Agent, **kwargs: Any) -> Answer | BaseException:
         return exc
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="200 text/html makes the SDK return a str; loop.py reads .stop_reason and "
-    'AttributeError escapes Turn.run ("never raises for a failure"). DESIGN policy: '
-    "unexpected data from upstream is retried once, then escalated. Fix at the boundary, "
-    "agent/models/claude.py (reject a non-Message).",
-)
 async def test_a_200_html_answer_is_a_model_failure_not_a_crash(connect: Connect) -> None:
     """200 text/html from the API: retried once, then no answer, logged as bad data."""
     fake = FakeClaude(HTML, repeat_last=True)
@@ -588,12 +569,6 @@ async def test_a_200_html_answer_is_a_model_failure_not_a_crash(connect: Connect
     assert failed["error_type"] == "bad_data"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A JSON body of the wrong shape is taken as a Message; the loop then fails with "
-    "TypeError outside error-to-action. Same policy row (malformed data: retry once, "
-    "escalate); fix in agent/models/claude.py.",
-)
 async def test_a_200_json_of_the_wrong_shape_is_a_model_failure_not_a_crash(
     connect: Connect,
 ) -> None:
@@ -604,12 +579,6 @@ async def test_a_200_json_of_the_wrong_shape_is_a_model_failure_not_a_crash(
     assert (answer.answered, len(fake.requests)) == (False, 2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Streaming a non-SSE 200 raises AssertionError inside the SDK, classified as "
-    "internal_error: not retried, and the user is told the app has a bug. DESIGN: malformed "
-    "upstream data is retried once; translate it in agent/models/claude.py.",
-)
 async def test_a_streamed_200_html_answer_is_bad_data_not_an_app_bug(connect: Connect) -> None:
     """The REPL's streaming path gets HTML: retried once and blamed on the service."""
     fake = FakeClaude(HTML, repeat_last=True)
@@ -621,12 +590,6 @@ async def test_a_streamed_200_html_answer_is_bad_data_not_an_app_bug(connect: Co
     assert len(fake.requests) == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A stream that ends before message_delta/message_stop yields a Message with "
-    "stop_reason None, which loop.py presents as a finished answer. DESIGN: malformed "
-    "upstream data is retried once (agent/models/claude.py or the loop's match).",
-)
 async def test_a_stream_cut_before_its_end_is_not_a_finished_answer(connect: Connect) -> None:
     """The connection drops mid-answer: retried, not shown as the whole answer."""
     cut = httpx2.Response(
@@ -713,12 +676,6 @@ def test_more_usage_errors_exit_2(argv: list[str]) -> None:
     assert "Traceback" not in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A malformed ANTHROPIC_BASE_URL is retried as a network failure and the user is "
-    "told to try again in a few minutes (exit 1); the same mistake in WTTR_URL is a usage "
-    "error (exit 2). DESIGN: exit 2 on usage errors. Validate it in agent/settings.py.",
-)
 def test_a_malformed_anthropic_base_url_is_a_usage_error(tmp_path: Path) -> None:
     """ANTHROPIC_BASE_URL that is not an http(s) URL: exit 2 with one line, like WTTR_URL."""
     env = {**online(tmp_path), "ANTHROPIC_BASE_URL": "ftp://claude.test"}
@@ -727,11 +684,6 @@ def test_a_malformed_anthropic_base_url_is_a_usage_error(tmp_path: Path) -> None
     assert_one_sentence(err)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="An end_turn with no text prints an empty line and exits 0. DESIGN: exit 0 only "
-    "when answered, 1 when no answer could be produced (loop.py / cli.py `_answer`).",
-)
 def test_ask_exits_0_only_with_an_answer_on_stdout(httpx2_mock: Any, tmp_path: Path) -> None:
     """The model ends its turn with no content at all: not an exit-0 answer."""
     httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=message_body()))

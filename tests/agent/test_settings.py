@@ -63,3 +63,18 @@ def test_settings_are_frozen() -> None:
     """Settings are a value."""
     with pytest.raises(AttributeError):
         Settings().model = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://claude.test", "claude.test", "http://", "http://[::1", "https://x:99999"]
+)
+def test_a_base_url_that_is_not_http_is_refused(url: str) -> None:
+    """Not http(s), no host, or unparseable: a ValueError naming ANTHROPIC_BASE_URL."""
+    with pytest.raises(ValueError, match="ANTHROPIC_BASE_URL"):
+        Settings.from_env({"ANTHROPIC_BASE_URL": url})
+
+
+@pytest.mark.parametrize("url", ["https://api.anthropic.com", "http://127.0.0.1:8080/", ""])
+def test_an_http_base_url_or_none_is_accepted(url: str) -> None:
+    """http(s) URLs with a host are kept; empty means unset."""
+    assert Settings.from_env({"ANTHROPIC_BASE_URL": url}).base_url == (url or None)

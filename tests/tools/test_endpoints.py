@@ -40,3 +40,30 @@ def test_a_non_http_url_is_refused() -> None:
     """A URL that is not http(s) fails at start-up, not mid-turn."""
     with pytest.raises(ValueError, match="http"):
         Endpoints.from_env({"WTTR_URL": "file:///etc/passwd"})
+
+
+def test_a_query_in_an_endpoint_is_kept_whole() -> None:
+    """A key in the URL's query survives; only WTTR_URL's path loses its trailing slash."""
+    env = {
+        "OPEN_METEO_FORECAST_URL": "https://customer-api.open-meteo.com/v1/forecast?apikey=K3y/",
+        "WTTR_URL": "https://wttr.test/weather/?key=K3y/",
+    }
+    endpoints = Endpoints.from_env(env)
+    assert endpoints.forecast_url == env["OPEN_METEO_FORECAST_URL"]
+    assert endpoints.wttr_url == "https://wttr.test/weather?key=K3y/"
+
+
+def test_repr_masks_keys_in_the_urls() -> None:
+    """Printed or logged as an object, the endpoints show no key."""
+    endpoints = Endpoints(forecast_url="https://api.test/v1/forecast?apikey=S3cret-Key")
+    text = repr(endpoints)
+    assert "S3cret-Key" not in text
+    assert "apikey=[redacted]" in text
+    assert "https://wttr.in" in text
+
+
+def test_a_refused_url_is_reported_without_its_key() -> None:
+    """The start-up error for a non-http URL does not echo a key it carries."""
+    with pytest.raises(ValueError, match="http") as caught:
+        Endpoints.from_env({"WTTR_URL": "ftp://wttr.test/?key=S3cret-Key"})
+    assert "S3cret-Key" not in str(caught.value)

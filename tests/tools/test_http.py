@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import gzip
+import logging
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 
 from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus
-from tools.http import USER_AGENT, get_capped, get_json, json_answer, make_client, read_capped
+from tools.http import (
+    USER_AGENT,
+    get_capped,
+    get_json,
+    json_answer,
+    make_client,
+    read_capped,
+    with_params,
+)
 
 
 class Endless:
@@ -135,3 +144,55 @@ async def test_get_capped_hands_back_an_error_answer_unjudged() -> None:
     with pytest.raises(UpstreamStatus) as caught:
         json_answer(response, body, "svc")
     assert (caught.value.status, caught.value.source) == (500, "svc")
+
+
+def test_with_params_keeps_the_urls_own_query() -> None:
+    """The URL's parameters (an API key) stay, ours are added after them."""
+    url = with_params("https://api.test/v1/search?apikey=K3y-123", {"name": "Paris", "count": 5})
+    assert url.params.multi_items() == [("apikey", "K3y-123"), ("name", "Paris"), ("count", "5")]
+
+
+def test_with_params_gives_our_value_where_both_name_one() -> None:
+    """A parameter the tool depends on takes the tool's value, not the URL's."""
+    url = with_params("https://w.test/Paris?format=xml&key=K3y-123", {"format": "j1"})
+    assert url.params.multi_items() == [("format", "j1"), ("key", "K3y-123")]
+
+
+def test_with_params_encodes_a_value_whole() -> None:
+    """ "&", "=" and "#" in a value stay inside it: it cannot add or change a parameter."""
+    url = with_params("https://api.test/s?apikey=K3y-123", {"name": "Paris&apikey=evil#x"})
+    assert url.params.get_list("apikey") == ["K3y-123"]
+    assert url.params.get_list("name") == ["Paris&apikey=evil#x"]
+    assert url.fragment == ""
+
+
+def test_with_params_keeps_an_encoded_path_and_a_bare_url() -> None:
+    """The path's percent-encoding is left as it is; with no query and no params, no "?"."""
+    url = with_params("https://w.test/%2E%2E%2Fadmin?key=K3y-123", {"format": "j1"})
+    assert url.raw_path == b"/%2E%2E%2Fadmin?key=K3y-123&format=j1"
+    assert str(with_params("https://w.test/x", None)) == "https://w.test/x"
+
+
+async def test_get_capped_sends_the_merged_query() -> None:
+    """What goes on the wire is the URL's query plus ours, not ours alone."""
+    seen: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={})
+
+    async with make_client(transport=httpx.MockTransport(record)) as client:
+        await get_json(client, "https://api.test/f?apikey=K3y-123", source="s", params={"a": 1})
+    assert seen[0].url.query == b"apikey=K3y-123&a=1"
+
+
+async def test_httpx_request_log_masks_keys(caplog: pytest.LogCaptureFixture) -> None:
+    """httpx's own "HTTP Request: GET …" line, if anyone enables it, has the key masked."""
+    transport = serving(httpx.Response(200, json={}))
+    with caplog.at_level(logging.DEBUG):
+        async with make_client(transport=transport) as client:
+            await get_json(client, "https://api.test/f?apikey=K3y-123", source="s")
+    lines = [r.getMessage() for r in caplog.records if r.name == "httpx"]
+    assert lines
+    assert all("apikey=[redacted]" in line and "K3y-123" not in line for line in lines)
+    assert "K3y-123" not in caplog.text

@@ -19,6 +19,7 @@ from errors import (
     classify,
 )
 from tests.tools.fakes import FakeClock
+from tools._types import Progress
 from tools.middleware import (
     AttemptInfo,
     Deadline,
@@ -29,6 +30,7 @@ from tools.middleware import (
     Source,
     decide,
     full_jitter,
+    retry_wait,
 )
 from tools.middleware._call import Call, in_seconds, retry_phrase
 
@@ -229,16 +231,86 @@ def busy(retry_after: str) -> UpstreamStatus:
         (busy("3600"), 0, False, "hint_beyond_cap", 0.0),
         (UpstreamStatus(401, "bad key"), 0, False, "not_retryable", 0.0),
         (NotFound("Atlantis"), 0, False, "not_retryable", 0.0),
-        (httpx.ConnectError("refused"), 0, True, "backoff", 0.25),
+        (httpx.ConnectError("[Errno 111] Connection refused"), 0, True, "reconnect", 0.0),
+        (httpx.ConnectError("[Errno -2] Name or service not known"), 0, True, "reconnect", 0.0),
+        (httpx.ConnectTimeout("timed out"), 0, True, "reconnect", 0.0),
+        (httpx.ConnectError("refused"), 1, False, "not_retryable", 0.0),
+        (httpx.ReadError("[Errno 104] Connection reset by peer"), 0, True, "backoff", 0.25),
+        (httpx.RemoteProtocolError("Server disconnected"), 0, True, "backoff", 0.25),
+        (httpx.ReadTimeout("timed out"), 0, True, "backoff", 0.25),
+        (httpx.PoolTimeout("no free connection"), 0, True, "backoff", 0.25),
     ],
 )
 def test_decide_follows_error_to_action(
     error: BaseException, retry_count: int, retry: bool, reason: str, wait: float, policy: Policy
 ) -> None:
-    """Retry only on retry/wait, sleep hints within the cap, back off with jitter otherwise."""
+    """Retry only on retry/wait: hints within the cap, at once after a failure to connect,
+    else full-jitter backoff."""
     call = Call("demo", "getting the answer", policy, None)
-    decision = decide(verdict_for(error, retry_count), retry_count, call, RetryBudget())
+    decision = decide(verdict_for(error, retry_count), retry_count, call, RetryBudget(), error)
     assert (decision.retry, decision.reason, decision.wait_s) == (retry, reason, wait)
+
+
+def test_retry_wait_needs_the_exception_to_skip_the_backoff(policy: Policy) -> None:
+    """A network verdict alone does not say whether anything was sent: it backs off."""
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    verdict = verdict_for(refused)
+    assert retry_wait(refused, verdict, policy, 0) == (0.0, "reconnect")
+    assert retry_wait(None, verdict, policy, 0) == (0.25, "backoff")
+
+
+def test_retry_wait_keeps_backoff_for_a_connect_failure_told_to_wait(policy: Policy) -> None:
+    """Only a `retry` verdict skips the backoff: a `wait` one (capacity) still gets it."""
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    waiting = verdict_for(UpstreamStatus(429, "busy"))
+    assert retry_wait(refused, waiting, policy, 0) == (0.25, "backoff")
+    assert retry_wait(refused, verdict_for(busy("3")), policy, 0) == (3.0, "retry_after")
+
+
+async def test_a_refused_connection_is_retried_at_once(
+    resilience: Resilience, clock: FakeClock, progress: list[Progress]
+) -> None:
+    """Refused, then answered: the retry goes straight out, with no call to sleep at all."""
+    resilience.observer = progress.append
+    source = Scripted(httpx.ConnectError("[Errno 111] Connection refused"), "answer")
+    with capture_logs() as logs:
+        outcome = await run(resilience, source)
+    assert (outcome.value, len(source.seen)) == ("answer", 2)
+    assert clock.sleeps == []
+    assert [(a.outcome, a.wait_s) for a in outcome.attempts] == [("network", 0.0), ("ok", None)]
+    [failed] = [e for e in logs if e["event"] == "tool.attempt_failed"]
+    assert (failed["next"], failed["wait_s"]) == ("reconnect", 0.0)
+    assert [p.message for p in progress] == ["a failed — retrying now"]
+
+
+async def test_refused_twice_falls_back_without_sleeping(
+    resilience: Resilience, clock: FakeClock
+) -> None:
+    """A source that keeps refusing costs one immediate retry, then the fallback answers."""
+    refusing = Scripted(httpx.ConnectError("[Errno 111] Connection refused"))
+    outcome = await run(resilience, refusing, Scripted("backup"))
+    assert (outcome.value, outcome.source, len(refusing.seen)) == ("backup", "b", 2)
+    assert clock.sleeps == []
+
+
+async def test_a_reset_after_sending_still_backs_off(
+    resilience: Resilience, clock: FakeClock
+) -> None:
+    """A connection reset once the request was sent keeps its full-jitter backoff."""
+    source = Scripted(httpx.ReadError("[Errno 104] Connection reset by peer"), "answer")
+    outcome = await run(resilience, source)
+    assert outcome.value == "answer"
+    assert clock.sleeps == [0.25]
+
+
+async def test_an_immediate_retry_still_spends_the_retry_budget(clock: FakeClock) -> None:
+    """Skipping the sleep does not skip the budget: a spent budget stops the retry."""
+    budget = RetryBudget(max_tokens=2)
+    budget.record_failure()
+    thrifty = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, budget=budget))
+    refusing = Scripted(httpx.ConnectError("[Errno 111] Connection refused"))
+    await run(thrifty, refusing)
+    assert len(refusing.seen) == 1
 
 
 def test_decide_never_sleeps_past_the_deadline(policy: Policy, clock: FakeClock) -> None:

@@ -4,6 +4,9 @@ Open-Meteo is two requests (geocoding, then forecast); a fault at either is a fa
 "open-meteo" source. For wttr.in the primary is put out of action first with a 401, which is
 never retried and costs no sleep, so the sleeps seen are wttr.in's own.
 
+A failure to connect (refused, DNS, connect timeout) is retried at once, with no sleep: no
+request left, so there is no server to spare. Every other retry backs off first.
+
 Only one row depends on the source: a 500 "location not found" text is wttr.in's own way of
 saying "no such place" (not retried there), but from Open-Meteo it is just a server error.
 """
@@ -105,15 +108,24 @@ def faults(source: str) -> list[Fault]:
         Fault("401", (status(401),), 1, (), False, "auth_invalid_credentials", "fix_input"),
         Fault("403", (status(403),), 1, (), False, "auth_permission_denied", "escalate"),
         Fault("404", (status(404),), 1, (), False, "not_found", "skip"),
+        # Connect-phase failures never reached a server: their one retry goes at once.
         Fault("refused once", (raises(httpx.ConnectError, "[Errno 111] Connection refused"), good),
-              2, (0.25,), True, "network", "retry"),
+              2, (), True, "network", "retry"),
         Fault("refused", (raises(httpx.ConnectError, "[Errno 111] Connection refused"),),
-              2, (0.25,), False, "network", "retry"),
+              2, (), False, "network", "retry"),
+        Fault("DNS failure", (raises(httpx.ConnectError, "[Errno -2] Name or service not known"),),
+              2, (), False, "network", "retry"),
+        Fault("connect timeout", (raises(httpx.ConnectTimeout, "timed out"),),
+              2, (), False, "timeout", "retry"),
+        # The request was sent, and may have reached a struggling server: back off first.
         Fault("reset", (raises(httpx.ReadError, "[Errno 104] Connection reset by peer"),),
+              2, (0.25,), False, "network", "retry"),
+        Fault("dropped mid-answer", (raises(httpx.RemoteProtocolError,
+              "Server disconnected without sending a response."),),
               2, (0.25,), False, "network", "retry"),
         Fault("timeout once", (raises(httpx.ReadTimeout, "timed out"), good),
               2, (0.25,), True, "timeout", "retry"),
-        Fault("timeout", (raises(httpx.ConnectTimeout, "timed out"),),
+        Fault("read timeout", (raises(httpx.ReadTimeout, "timed out"),),
               2, (0.25,), False, "timeout", "retry"),
         Fault("HTML with 200", (body(HTML, "text/html"),), 2, (0.25,), False, "bad_data", "retry"),
         Fault("text labelled JSON", (body(b"Unknown location; please try ~lat,lon",

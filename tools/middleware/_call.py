@@ -25,8 +25,9 @@ log = structlog.get_logger("tools")
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """What follows a failed attempt: `reason` is "backoff" or "retry_after" when retrying,
-    else why not ("not_retryable", "hint_beyond_cap", "deadline", "retry_budget", "attempt_cap").
+    """What follows a failed attempt: `reason` is "backoff", "retry_after" or "reconnect" (at
+    once, after a connect-phase failure) when retrying, else why not ("not_retryable",
+    "hint_beyond_cap", "deadline", "retry_budget", "attempt_cap").
     """
 
     retry: bool

@@ -53,10 +53,10 @@ class SimulatedServices:
 
     def _source_of(self, request: httpx.Request) -> str | None:
         url = str(request.url.copy_with(query=None))
-        prefixes = {
-            GEOCODING: self.endpoints.geocoding_url,
-            FORECAST: self.endpoints.forecast_url,
-            WTTR: self.endpoints.wttr_url.rstrip("/") + "/",
+        prefixes = {  # an endpoint's own query (an API key) is not part of its address
+            GEOCODING: _address(self.endpoints.geocoding_url),
+            FORECAST: _address(self.endpoints.forecast_url),
+            WTTR: _address(self.endpoints.wttr_url).rstrip("/") + "/",
         }
         return next((name for name, prefix in prefixes.items() if url.startswith(prefix)), None)
 
@@ -70,6 +70,10 @@ class SimulatedServices:
         if fault is None:
             return _ANSWER[source](request)
         return await fault.apply(request, lambda: _ANSWER[source](request))
+
+
+def _address(url: str) -> str:
+    return url.split("?", 1)[0].split("#", 1)[0]
 
 
 def _known(source: str) -> str:

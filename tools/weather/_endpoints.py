@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+from errors import redact
 
 __all__ = ["DEFAULT_FORECAST_URL", "DEFAULT_GEOCODING_URL", "DEFAULT_WTTR_URL", "Endpoints"]
 
@@ -12,9 +15,10 @@ DEFAULT_FORECAST_URL = "https://api.open-meteo.com/v1/forecast"
 DEFAULT_WTTR_URL = "https://wttr.in"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Endpoints:
-    """The three URLs `get_weather` calls."""
+    """The three URLs `get_weather` calls. Each may carry a query (say `?apikey=…`): it is kept,
+    and the tool's own parameters are added to it. The repr masks such keys."""
 
     geocoding_url: str = DEFAULT_GEOCODING_URL
     forecast_url: str = DEFAULT_FORECAST_URL
@@ -23,7 +27,12 @@ class Endpoints:
     def __post_init__(self) -> None:
         for url in (self.geocoding_url, self.forecast_url, self.wttr_url):
             if not url.startswith(("http://", "https://")):
-                raise ValueError(f"weather endpoint must be an http(s) URL, got {url[:80]!r}")
+                got = redact(url[:80])
+                raise ValueError(f"weather endpoint must be an http(s) URL, got {got!r}")
+
+    def __repr__(self) -> str:
+        urls = (self.geocoding_url, self.forecast_url, self.wttr_url)
+        return f"Endpoints({', '.join(repr(redact(url)) for url in urls)})"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Endpoints:
@@ -32,5 +41,11 @@ class Endpoints:
         return cls(
             geocoding_url=env.get("OPEN_METEO_GEOCODING_URL") or DEFAULT_GEOCODING_URL,
             forecast_url=env.get("OPEN_METEO_FORECAST_URL") or DEFAULT_FORECAST_URL,
-            wttr_url=(env.get("WTTR_URL") or DEFAULT_WTTR_URL).rstrip("/"),
+            wttr_url=_no_trailing_slash(env.get("WTTR_URL") or DEFAULT_WTTR_URL),
         )
+
+
+def _no_trailing_slash(url: str) -> str:
+    """`url` with its path's trailing slash dropped (any query left as it is)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/")))

@@ -10,7 +10,7 @@ non-2xx, non-JSON or empty answer is simply unusable.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 
@@ -20,7 +20,7 @@ from tools.middleware import AttemptInfo
 from tools.weather._endpoints import Endpoints
 from tools.weather._report import Report, celsius, humidity, label
 
-__all__ = ["SOURCE", "Wttr", "is_unknown_location", "path_segment"]
+__all__ = ["SOURCE", "Wttr", "city_url", "is_unknown_location", "path_segment"]
 
 SOURCE = "wttr.in"
 _UNKNOWN_LOCATION = b"location not found"
@@ -31,7 +31,7 @@ class Wttr:
 
     def __init__(self, client: httpx.AsyncClient, endpoints: Endpoints, city: str) -> None:
         self._client = client
-        self._url = f"{endpoints.wttr_url.rstrip('/')}/{path_segment(city)}"
+        self._url = city_url(endpoints.wttr_url, city)
         self._city = city
 
     async def fetch(self, attempt: AttemptInfo) -> Report:
@@ -47,6 +47,15 @@ class Wttr:
 def is_unknown_location(response: httpx.Response, body: bytes) -> bool:
     """Today's "no such place" from wttr.in: an error status with a `location not found` text."""
     return not response.is_success and body.lstrip()[:64].lower().startswith(_UNKNOWN_LOCATION)
+
+
+def city_url(base: str, city: str) -> str:
+    """`{base}/{city}`, the city one encoded segment at the end of the base's path; a query
+    the base carries (an API key) stays the query, and `format=j1` is added to it per request.
+    """
+    parts = urlsplit(base)
+    path = f"{parts.path.rstrip('/')}/{path_segment(city)}"
+    return urlunsplit(parts._replace(path=path, fragment=""))
 
 
 def path_segment(city: str) -> str:

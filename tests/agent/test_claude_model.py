@@ -1,0 +1,161 @@
+"""`ClaudeModel`, the SDK boundary: its answers checked, its errors translated where needed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx2
+import pytest
+from structlog.testing import capture_logs
+
+from agent.app import Agent
+from agent.conversation import Conversation
+from agent.model_call import ModelCaller
+from agent.models import ModelRequest, PromptTooLong
+from agent.models.claude import ClaudeModel, new_client
+from errors import BadUpstreamData, classify
+from tests.agent.fake_claude import (
+    FakeClaude,
+    _sse,
+    _start_events,
+    error,
+    message,
+    message_body,
+    stream,
+    text_block,
+    tool_use,
+)
+from tests.agent.helpers import registry
+
+KEY = "sk-ant-api03-TESTSECRET-0123456789abcdefghijklmnop"
+REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
+STREAMED = ModelRequest(messages=[{"role": "user", "content": "hi"}], on_text=lambda _: None)
+HTML = httpx2.Response(200, headers={"content-type": "text/html"}, content=b"<html>proxy</html>")
+CUT = httpx2.Response(
+    200, headers={"content-type": "text/event-stream"}, content=_sse(_start_events("Paris"))
+)
+
+
+def _json(body: object) -> httpx2.Response:
+    return httpx2.Response(200, json=body)
+
+
+async def create(reply: httpx2.Response, request: ModelRequest = REQUEST) -> Any:
+    fake = FakeClaude(reply)
+    model = ClaudeModel(api_key=KEY, base_url="https://claude.test", http_client=fake.client())
+    try:
+        return await model.create(request)
+    finally:
+        await model.aclose()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        HTML,
+        _json({"unexpected": True}),
+        _json([1, 2]),
+        _json(message_body() | {"content": [1, 2]}),
+        _json(message_body({"type": "text"})),
+        _json(message_body(tool_use("tu", "get_weather", {}) | {"input": None})),
+        _json(message_body(text_block("hi")) | {"stop_reason": None}),
+        CUT,
+    ],
+    ids=[
+        "html",
+        "json object of another shape",
+        "json list",
+        "content not blocks",
+        "text block without text",
+        "tool_use without input",
+        "no stop_reason",
+        "sse body to a non-streaming call",
+    ],
+)
+async def test_a_200_answer_that_is_not_a_whole_message_is_bad_data(
+    reply: httpx2.Response,
+) -> None:
+    """Non-streaming: anything but a readable message raises BadUpstreamData from "claude"."""
+    with pytest.raises(BadUpstreamData) as caught:
+        await create(reply)
+    assert caught.value.source == "claude"
+    assert classify(caught.value, "asking Claude").result.error_type == "bad_data"
+
+
+@pytest.mark.parametrize("reply", [HTML, _json(message_body()), CUT], ids=["html", "json", "cut"])
+async def test_a_streamed_200_that_is_not_a_whole_stream_is_bad_data(
+    reply: httpx2.Response,
+) -> None:
+    """Streaming: non-SSE content, or a stream cut before its end, raises BadUpstreamData."""
+    with pytest.raises(BadUpstreamData) as caught:
+        await create(reply, STREAMED)
+    assert caught.value.source == "claude"
+
+
+async def test_a_whole_message_passes_unchanged() -> None:
+    """A well-formed answer, streamed or not, is returned as the SDK's Message."""
+    assert (await create(message(text_block("Hi.")))).content[0].text == "Hi."
+    assert (await create(stream("Hi."), STREAMED)).stop_reason == "end_turn"
+
+
+async def test_a_prompt_too_long_400_is_translated_with_its_cause() -> None:
+    """400 "prompt is too long": PromptTooLong (fix_input), the SDK's error chained."""
+    reply = error(
+        400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"
+    )
+    with pytest.raises(PromptTooLong) as caught:
+        await create(reply)
+    assert type(caught.value.__cause__).__name__ == "BadRequestError"
+    assert classify(caught.value, "asking Claude").result.action.value == "fix_input"
+
+
+async def test_other_400s_stay_the_sdks_own() -> None:
+    """Any other 400 is left to the classifier as the SDK raised it."""
+    with pytest.raises(Exception, match="Error code: 400") as caught:
+        await create(error(400, "invalid_request_error", "max_tokens: must be positive"))
+    assert not isinstance(caught.value, PromptTooLong)
+
+
+async def test_a_shared_client_is_used_with_retries_off_and_left_open() -> None:
+    """On a shared client (SDK retries on): one request per call, and aclose leaves it open."""
+    fake = FakeClaude(error(529, "overloaded_error"), repeat_last=True)
+    shared = new_client(api_key=KEY, http_client=fake.client()).with_options(max_retries=2)
+    model = ClaudeModel(client=shared)
+    with pytest.raises(Exception, match="529"):
+        await model.create(REQUEST)
+    await model.aclose()
+    assert len(fake.requests) == 1
+    assert not shared.is_closed()
+    await shared.close()
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["create", "stream"])
+async def test_bad_data_every_time_is_retried_once_then_one_plain_sentence(
+    streamed: bool, fake_sleep: Any
+) -> None:
+    """Cut or non-message answers on every try: two requests, then no answer, never the text."""
+    fake = FakeClaude(CUT, repeat_last=True)
+    backend = ClaudeModel(api_key=KEY, base_url="https://claude.test", http_client=fake.client())
+    agent = Agent(ModelCaller(backend, sleep=fake_sleep), registry(), closers=[backend.aclose])
+    with capture_logs() as logs:
+        answer = await agent.ask("Paris?", on_text=(lambda _: None) if streamed else None)
+    await agent.aclose()
+    assert (answer.answered, len(fake.requests)) == (False, 2)
+    assert "Paris" not in answer.text
+    assert "try again" in answer.text
+    [failed] = [e for e in logs if e["event"] == "model.call_failed"]
+    assert (failed["error_type"], failed["source"]) == ("bad_data", "claude")
+
+
+async def test_a_prompt_too_long_from_the_api_trims_the_history(fake_sleep: Any) -> None:
+    """The real 400 body, end to end: earlier turns dropped, the question asked again."""
+    too_long = error(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000")
+    fake = FakeClaude(message(text_block("first")), too_long, message(text_block("second")))
+    backend = ClaudeModel(api_key=KEY, base_url="https://claude.test", http_client=fake.client())
+    agent = Agent(ModelCaller(backend, sleep=fake_sleep), registry(), closers=[backend.aclose])
+    conversation = Conversation()
+    await agent.ask("one", conversation)
+    answer = await agent.ask("two", conversation)
+    await agent.aclose()
+    assert answer.text == "second"
+    assert [len(body["messages"]) for body in fake.bodies] == [1, 3, 1]
