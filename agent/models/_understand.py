@@ -36,7 +36,7 @@ _WORD_OPS = (
     (re.compile(r"\^"), "**"),
 )
 _EXPRESSION = re.compile(r"[\d.\s+\-*/^%()]+")
-_OPERATOR = re.compile(r"\d\s*[-+*/^%]\s*[\d(.]|\)\s*[-+*/^%]")
+_OPERATOR = re.compile(r"[\d)]\s*(?:\*\*|//|[-+*/^%])\s*[\d(.]")
 
 HELP = (
     "I'm the offline demo assistant: ask me about the weather in one or more cities "

@@ -60,6 +60,9 @@ def test_weather_questions_name_their_cities(question: str, cities: list[str]) -
         ("calculate 1/0", "1/0"),
         ("what is 3 times (4 + 5)?", "3 * (4 + 5)"),
         ("2^10 - 3.5", "2**10 - 3.5"),
+        ("what is 2 ** 100000?", "2 ** 100000"),
+        ("what is 2^10?", "2**10"),
+        ("7 // 2?", "7 // 2"),
     ],
 )
 def test_arithmetic_becomes_a_calculate_call(question: str, expression: str) -> None:
