@@ -112,14 +112,14 @@ def main(
 def _with_settings(args: argparse.Namespace, io: Streams, body: Callable[[Settings], int]) -> int:
     """Settings from the environment, logging configured, then `body`."""
     from agent.settings import Settings
-    from errors import redact
+    from errors import BadSetting
 
     try:
         settings = Settings.from_env(
             io.env, offline=args.offline, model=args.model, verbose=args.verbose
         )
-    except ValueError as exc:  # e.g. a weather endpoint that is not an http(s) URL
-        io.stderr.write(f"agent: {redact(str(exc))}\n")
+    except BadSetting as bad:  # e.g. a weather endpoint that is not an http(s) URL
+        io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
         return EXIT_USAGE
     with _logging(settings, io):
         return body(settings)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from errors import BadSetting
 from tools import Endpoints
 
 __all__ = ["DEFAULT_MODEL", "Settings"]
@@ -30,8 +31,8 @@ class Settings:
         """Like the weather endpoints: a base URL that is not http(s) is a usage error."""
         if self.base_url is not None and not _is_http_url(self.base_url):
             # the value is not echoed: it may carry a port that reads like a status, or a secret
-            raise ValueError(
-                "ANTHROPIC_BASE_URL must be an http(s) URL such as https://api.anthropic.com"
+            raise BadSetting(
+                "ANTHROPIC_BASE_URL", "must be an http(s) URL such as https://api.anthropic.com"
             )
 
     @classmethod

@@ -2,6 +2,7 @@
 
 from errors._classify import Verdict, classify, error_to_action
 from errors._exceptions import (
+    BadSetting,
     BadUpstreamData,
     DeadlineExceeded,
     InvalidInput,
@@ -19,6 +20,7 @@ from errors._schema import Action, ErrorAction
 
 __all__ = [
     "Action",
+    "BadSetting",
     "BadUpstreamData",
     "DeadlineExceeded",
     "ErrorAction",

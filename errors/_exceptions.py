@@ -12,6 +12,9 @@ Tools raise these; error-to-action classifies them like any foreign error. The t
     ├── InvalidInput             the caller's input is wrong: fix the input, never sent upstream
     └── DeadlineExceeded         the whole call ran out of time: stop, answer without it
 
+    BadSetting (a ValueError)    a setting from the environment is unusable: a usage error at
+                                 start-up, named but never echoed (it may hold a key)
+
 Every type carries plain, structured facts (a field name, a place, a status), never an
 upstream body meant for a reader: those go only to `developer_note`, redacted.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 __all__ = [
+    "BadSetting",
     "BadUpstreamData",
     "DeadlineExceeded",
     "InvalidInput",
@@ -95,3 +99,12 @@ class InvalidInput(ToolError):
 
 class DeadlineExceeded(ToolError):
     """The whole call's time budget ran out."""
+
+
+class BadSetting(ValueError):
+    """A setting (`name`, e.g. an environment variable) whose value cannot be used."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"{name} {problem}")
+        self.name = name
+        self.problem = problem

@@ -6,13 +6,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from errors import redact
+from errors import BadSetting, redact
 
 __all__ = ["DEFAULT_FORECAST_URL", "DEFAULT_GEOCODING_URL", "DEFAULT_WTTR_URL", "Endpoints"]
 
 DEFAULT_GEOCODING_URL = "https://geocoding-api.open-meteo.com/v1/search"
 DEFAULT_FORECAST_URL = "https://api.open-meteo.com/v1/forecast"
 DEFAULT_WTTR_URL = "https://wttr.in"
+
+# Each URL and the environment variable it comes from, for start-up errors.
+_VARIABLES = {
+    "geocoding_url": "OPEN_METEO_GEOCODING_URL",
+    "forecast_url": "OPEN_METEO_FORECAST_URL",
+    "wttr_url": "WTTR_URL",
+}
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -25,10 +32,10 @@ class Endpoints:
     wttr_url: str = DEFAULT_WTTR_URL
 
     def __post_init__(self) -> None:
-        for url in (self.geocoding_url, self.forecast_url, self.wttr_url):
-            if not url.startswith(("http://", "https://")):
-                got = redact(url[:80])
-                raise ValueError(f"weather endpoint must be an http(s) URL, got {got!r}")
+        """A URL that is not http(s) is refused at start-up, named but not echoed."""
+        for attribute, variable in _VARIABLES.items():
+            if not getattr(self, attribute).startswith(("http://", "https://")):
+                raise BadSetting(variable, "must be an http(s) URL")
 
     def __repr__(self) -> str:
         urls = (self.geocoding_url, self.forecast_url, self.wttr_url)
