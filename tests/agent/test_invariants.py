@@ -1,8 +1,8 @@
-"""Adversarial review of the agent layer against DESIGN.md and apis.md.
+"""The agent's invariants under adversarial conditions, against DESIGN.md and apis.md.
 
 The real anthropic SDK talks to `FakeClaude` over httpx2 (or to pytest-httpx2 from the CLI);
 tools run against the simulated services. What the model saw is read back from the request
-bodies. Tests marked `xfail(strict=True)` are defects: the reason names the broken contract.
+bodies. Each test names the contract it holds the agent to.
 """
 
 from __future__ import annotations
