@@ -7,7 +7,7 @@ from datetime import datetime
 
 from errors._facts import Facts, clean_text, facts_from
 from errors._phrasing import action_detail, developer_note, user_message
-from errors._retry_after import clamp_wait
+from errors._retry_after import MAX_WAIT_S, clamp_wait
 from errors._rules import Rule, rule_for
 from errors._schema import Action, ErrorAction
 
@@ -23,13 +23,24 @@ class Verdict:
 
     result: ErrorAction
     facts: Facts
-    wait_s: float | None  # the wait to take before retrying (clamped), when action is wait
-    hint_s: float | None  # the server's own hint, unclamped: beyond a cap, fall back instead
+    # The wait before the retry, when the classifier knows it: the server's Retry-After
+    # (clamped to [1 s, the cap]), or 0 for a connection that never opened. None: back off.
+    wait_s: float | None
 
     @property
     def retryable(self) -> bool:
         """Whether the same request may be sent again."""
         return self.result.retryable
+
+    @property
+    def hint_s(self) -> float | None:
+        """The server's own Retry-After, unclamped."""
+        return self.facts.hint_s
+
+    @property
+    def beyond_cap(self) -> bool:
+        """The server asked for longer than the cap: do not sleep; fall back or report it."""
+        return self.hint_s is not None and self.wait_s is not None and self.hint_s > self.wait_s
 
 
 def classify(
@@ -38,15 +49,20 @@ def classify(
     user_context: str = "",
     retry_count: int = 0,
     *,
+    max_wait_s: float = MAX_WAIT_S,
     now: datetime | None = None,
 ) -> Verdict:
-    """Classify `error`, raised while doing `operation`, after `retry_count` retries."""
+    """Classify `error`, raised while doing `operation`, after `retry_count` retries.
+
+    `max_wait_s` is the longest wait the caller will take (its cap, or the time it has left):
+    a longer Retry-After is reported, not slept, and the words say so.
+    """
     retry_count = max(0, retry_count)
     context = clean_text(f"{operation[:300]} {user_context[:300]}")
     facts = replace(facts_from(error, now), context=context)
     rule = rule_for(facts)
     action = _bounded(rule, retry_count)
-    wait = clamp_wait(facts.hint_s) if action is Action.WAIT and facts.hint_s is not None else None
+    wait = _wait(facts, action, max_wait_s)
     result = ErrorAction(
         error_type=rule.error_type,
         user_message=user_message(rule, facts, operation, action, wait),
@@ -55,7 +71,7 @@ def classify(
         retryable=action.retries,
         developer_note=developer_note(facts, rule, operation, retry_count),
     )
-    return Verdict(result, facts, wait, facts.hint_s)
+    return Verdict(result, facts, wait)
 
 
 def error_to_action(
@@ -63,6 +79,14 @@ def error_to_action(
 ) -> ErrorAction:
     """The skill: a raw error (string or exception) → the six-field decision."""
     return classify(error, operation, user_context, retry_count).result
+
+
+def _wait(facts: Facts, action: Action, cap: float) -> float | None:
+    if action is Action.WAIT and facts.hint_s is not None:
+        return clamp_wait(facts.hint_s, cap)
+    if action is Action.RETRY and facts.connect_phase:
+        return 0.0  # nothing was sent and no server is strained: reconnect at once
+    return None
 
 
 def _bounded(rule: Rule, retry_count: int) -> Action:

@@ -61,6 +61,7 @@ class Facts:
     subject: str | None = None
     what: str | None = None
     context: str = ""  # the operation and user context, for rows that depend on them
+    connect_phase: bool = False  # the connection never opened (refused, DNS): nothing was sent
 
 
 _HEAD, _TAIL = 4096, 2048  # a traceback's cause sits at its end; a body's status at its start
@@ -172,6 +173,26 @@ _TEXT_SIGNALS = (
 _TYPE_IN_TEXT = re.compile(r"\"type\"\s*:\s*\"(\w+_error|request_too_large)\"")
 
 
+_CONNECT_PHASE_TEXT = re.compile(
+    r"(?i)connection refused|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo|name resolution"
+    r"|no such host|could not resolve|curl: \((?:6|7)\)"
+)
+# Exceptions raised before a request was sent (httpx, httpx2, builtins), also as a cause.
+_CONNECT_PHASE_CLASSES = frozenset(
+    {"ConnectError", "ConnectTimeout", "ConnectionRefusedError", "gaierror"}
+)
+
+
+_CONNECT_PHASE_TEXT = re.compile(
+    r"(?i)connection refused|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo|name resolution"
+    r"|no such host|could not resolve|curl: \((?:6|7)\)"
+)
+# Exceptions raised before a request was sent (httpx, httpx2, builtins), also as a cause.
+_CONNECT_PHASE_CLASSES = frozenset(
+    {"ConnectError", "ConnectTimeout", "ConnectionRefusedError", "gaierror"}
+)
+
+
 def _from_text(text: str, now: datetime | None) -> Facts:
     upstream_type = _type_in(text)
     status = _status_in(text) or _STATUS_OF_TYPE.get(upstream_type or "") or _status_named(text)
@@ -179,7 +200,12 @@ def _from_text(text: str, now: datetime | None) -> Facts:
     if status and signal not in {Signal.MISSING_KEY, Signal.NETWORK, Signal.TIMEOUT}:
         signal = Signal.STATUS
     return Facts(
-        signal, text, status=status, upstream_type=upstream_type, hint_s=hint_from_text(text, now)
+        signal,
+        text,
+        status=status,
+        upstream_type=upstream_type,
+        hint_s=hint_from_text(text, now),
+        connect_phase=_CONNECT_PHASE_TEXT.search(text) is not None,
     )
 
 
@@ -349,7 +375,18 @@ def _from_foreign(error: BaseException, now: datetime | None) -> Facts:
     text = clean_text(_describe(error))
     if signal is None:
         signal = Signal.MISSING_KEY if _text_signal(text) is Signal.MISSING_KEY else Signal.INTERNAL
-    return Facts(signal, text, exception=_qualname(error))
+    return Facts(signal, text, exception=_qualname(error), connect_phase=_connect_phase(error))
+
+
+def _connect_phase(error: BaseException | None) -> bool:
+    """Whether `error`, or what caused it, was raised before anything was sent."""
+    for _ in range(4):  # a short cause chain: SDK error ← httpx2 error ← OSError
+        if error is None:
+            return False
+        if _CONNECT_PHASE_CLASSES & {cls.__name__ for cls in type(error).__mro__}:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
 
 
 # A plain OSError is a socket failure only when its errno says so.

@@ -14,7 +14,7 @@ from functools import lru_cache
 from errors._facts import Facts, clean_text
 from errors._plain import plainness_problems
 from errors._redact import redact
-from errors._rules import Rule
+from errors._rules import LATER, Rule
 from errors._schema import Action
 
 __all__ = [
@@ -93,12 +93,9 @@ def user_message(
 
 def _sentence(rule: Rule, facts: Facts, subject: str, action: Action, wait: float | None) -> str:
     if action is Action.ESCALATE and rule.action.retries:
-        return (
-            f"{subject} still isn't working after retrying, so it's stopped for now; "
-            "please try again in a few minutes."
-        )
+        return f"{subject} still isn't working after retrying, so it's stopped for now; {LATER}."
     if rule.action is Action.WAIT:
-        return _wait_sentence(subject, facts.hint_s, wait)
+        return _wait_sentence(rule, subject, facts.hint_s, wait)
     if rule.error_type == "not_found" and facts.subject is not None:
         return (
             f"{subject} stopped because no {phrase(facts.what or 'match', 20)} called "
@@ -113,9 +110,9 @@ def _sentence(rule: Rule, facts: Facts, subject: str, action: Action, wait: floa
     return rule.sentence.replace("{subject}", subject)
 
 
-def _wait_sentence(subject: str, hint: float | None, wait: float | None) -> str:
+def _wait_sentence(rule: Rule, subject: str, hint: float | None, wait: float | None) -> str:
     if hint is None or wait is None:
-        return f"{subject} hit a busy service, so it will be tried again in a moment."
+        return rule.sentence.replace("{subject}", subject)
     if hint > wait:
         return (
             f"{subject} is held up because the service is busy for about {duration(hint)}; "
@@ -143,6 +140,8 @@ def action_detail(rule: Rule, facts: Facts, action: Action, wait: float | None) 
             f"Correct the {phrase(facts.field, 40)} ({tidy(facts.fix, 100)}) and call "
             "again; never resend it unchanged."
         )
+    if action is Action.RETRY and facts.connect_phase:
+        return "Retry once right away (nothing was sent); escalate or fall back if it fails again."
     return rule.detail
 
 

@@ -39,9 +39,9 @@ def hint_from_text(text: str, now: datetime | None = None) -> float | None:
     return _seconds(match.group(2), now)
 
 
-def clamp_wait(hint: float) -> float:
-    """The wait to take for a hint: never below `MIN_WAIT_S`, never above `MAX_WAIT_S`."""
-    return min(max(hint, MIN_WAIT_S), MAX_WAIT_S)
+def clamp_wait(hint: float, cap: float = MAX_WAIT_S) -> float:
+    """The wait to take for a hint: never below `MIN_WAIT_S`, never above `cap`."""
+    return min(max(hint, MIN_WAIT_S), max(cap, MIN_WAIT_S))
 
 
 def _seconds(value: str, now: datetime | None) -> float | None:

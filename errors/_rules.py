@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from errors._facts import Facts, Signal
 from errors._schema import Action
 
-__all__ = ["RULES", "Rule", "rule_for"]
+__all__ = ["LATER", "RULES", "Rule", "rule_for"]
 
 Match = Callable[[Facts], bool]
 
@@ -71,7 +71,7 @@ _QUOTA = (
     r"|plan limit|usage limit|exceeded your current"
 )
 _ADMIN = r"\bSSO\b|SAML|administrator|\badmin\b|organi[sz]ation|\brole\b|policy"
-_LATER = "please try again in a few minutes"
+LATER = "please try again in a few minutes"
 _BUSY = "{subject} hit a busy service, so it will be tried again in a moment."
 _BACKOFF = "Back off with full-jitter exponential delay, then retry the same request."
 
@@ -95,7 +95,7 @@ RULES: tuple[Rule, ...] = (
         "deadline_exceeded",
         signal(Signal.DEADLINE),
         Action.ESCALATE,  # the budget is spent
-        f"{{subject}} ran out of time, so it was stopped; {_LATER}.",
+        f"{{subject}} ran out of time, so it was stopped; {LATER}.",
         "Stop: the call's time budget is spent. Answer without this result.",
     ),
     Rule(

@@ -45,3 +45,12 @@ class ErrorAction(BaseModel):
     def to_json(self) -> str:
         """The skill's JSON object, on one line."""
         return self.model_dump_json()
+
+    def log_fields(self) -> dict[str, str | bool]:
+        """The fields every failure's log event carries (DESIGN: "Log events")."""
+        return {
+            "error_type": self.error_type,
+            "action": self.action.value,
+            "retryable": self.retryable,
+            "developer_note": self.developer_note,
+        }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 
+import httpx
 import pytest
 
 from errors import (
@@ -148,3 +149,52 @@ def test_never_retryable_after_two_retries(retries: int) -> None:
 def test_negative_retry_count_counts_as_zero() -> None:
     """A nonsense retry count does not break the bound."""
     assert error_to_action("503", "x", retry_count=-5).action is R
+
+
+def test_cap_decides_beyond_and_the_words_say_so() -> None:
+    """A hint within the default cap but beyond the caller's is reported, not promised."""
+    verdict = classify(UpstreamStatus(429, headers={"Retry-After": "10"}), "x", max_wait_s=5)
+    assert (verdict.wait_s, verdict.beyond_cap) == (5, True)
+    assert "do not sleep" in verdict.result.action_detail
+    assert "10 seconds" in verdict.result.user_message
+
+
+def test_hint_within_the_cap_is_waited() -> None:
+    """A hint the caller can afford is the wait, and not beyond the cap."""
+    verdict = classify(UpstreamStatus(429, headers={"Retry-After": "3"}), "x", max_wait_s=5)
+    assert (verdict.wait_s, verdict.beyond_cap) == (3, False)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        httpx.ConnectError("[Errno 111] Connection refused"),
+        ConnectionRefusedError(111, "refused"),
+        "connect ECONNREFUSED 127.0.0.1:443",
+        "getaddrinfo ENOTFOUND api.example.test",
+    ],
+)
+def test_a_connection_that_never_opened_is_retried_at_once(error: Exception | str) -> None:
+    """Nothing was sent, so the one retry needs no backoff: the wait is zero."""
+    verdict = classify(error, "getting the weather")
+    assert (verdict.result.action, verdict.wait_s) == (R, 0.0)
+    assert "right away" in verdict.result.action_detail
+
+
+@pytest.mark.parametrize(
+    "error", [httpx.ReadError("reset"), httpx.ReadTimeout("slow"), "ECONNRESET", "503"]
+)
+def test_a_request_that_may_have_arrived_backs_off(error: Exception | str) -> None:
+    """Reset, read timeouts and 5xx may have reached the server: no wait given, back off."""
+    assert classify(error, "getting the weather").wait_s is None
+
+
+def test_log_fields() -> None:
+    """A failure's log fields are the four DESIGN names, from the six-field record."""
+    result = error_to_action("503", "x")
+    assert result.log_fields() == {
+        "error_type": "server_error",
+        "action": "retry",
+        "retryable": True,
+        "developer_note": result.developer_note,
+    }
