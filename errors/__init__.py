@@ -14,6 +14,7 @@ from errors._exceptions import (
     UpstreamStatus,
 )
 from errors._llm import explain_with_claude
+from errors._phrasing import duration
 from errors._plain import plainness_problems
 from errors._redact import redact
 from errors._schema import Action, ErrorAction
@@ -33,6 +34,7 @@ __all__ = [
     "UpstreamStatus",
     "Verdict",
     "classify",
+    "duration",
     "error_to_action",
     "explain_with_claude",
     "plainness_problems",
