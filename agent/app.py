@@ -79,11 +79,11 @@ class Agent:
 
 def model_client(settings: Settings) -> anthropic.AsyncAnthropic | None:
     """One Claude SDK client for `settings`, to share across questions; None when offline."""
-    if settings.offline or settings.api_key is None:
+    if (key := settings.claude_key) is None:
         return None
     from agent.models.claude import new_client
 
-    return new_client(api_key=settings.api_key, base_url=settings.base_url)
+    return new_client(api_key=key, base_url=settings.base_url)
 
 
 def make_backend(
@@ -91,7 +91,7 @@ def make_backend(
 ) -> ModelBackend:
     """The offline scripted model, or Claude at `settings.base_url` (or on a shared `client`,
     which then stands for the key and the base URL, and is left open)."""
-    if settings.offline or settings.api_key is None:
+    if (key := settings.claude_key) is None:
         from agent.models.offline import OfflineModel
 
         return OfflineModel()
@@ -99,7 +99,7 @@ def make_backend(
 
     if client is not None:
         return ClaudeModel(model=settings.model, client=client)
-    return ClaudeModel(api_key=settings.api_key, model=settings.model, base_url=settings.base_url)
+    return ClaudeModel(api_key=key, model=settings.model, base_url=settings.base_url)
 
 
 async def open_agent(
@@ -131,11 +131,12 @@ async def open_agent(
 
 
 def _tools_client(settings: Settings) -> httpx.AsyncClient:
+    """The real services; offline, the simulated ones at the same (maybe custom) endpoints."""
     if not settings.offline:
         return make_client()
     from tools.simulated import SimulatedServices
 
-    return make_client(transport=SimulatedServices().transport)
+    return make_client(transport=SimulatedServices(settings.endpoints).transport)
 
 
 async def ask(

@@ -1,10 +1,15 @@
 """The `agent` command: `chat` (the default), `ask QUESTION` and `explain-error`.
 
 Exit codes: 0 answered (a graceful "the service is down" answer counts), 1 no answer could be
-produced (one plain sentence on stderr, never a traceback), 2 usage errors.
+produced (one plain sentence on stderr, never a traceback), 2 usage errors; 130 on Ctrl-C and
+141 when the reader of stdout goes away (`agent explain-error < big | head -1`), as a shell
+reports a process ended by SIGINT or SIGPIPE, without a word on stderr.
 
-Nothing heavy is imported at module level: `anthropic` and `rich` cost about a second, and
-commands that do not talk to a model (explain-error) must not pay for them.
+Every command takes one path: settings from the environment (a bad one is a usage error),
+logging configured, then the command, with a guard that turns a bug into one logged event and
+one plain sentence. Only the standard library is imported at module level, so `--help` is
+quick: `errors` (pydantic, structlog) and `tools` load when a command runs, and `anthropic` only
+for a command that may talk to a model (explain-error: only with --llm).
 """
 
 from __future__ import annotations
@@ -17,16 +22,25 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
-from agent.explain import add_parser as add_explain_parser
-
 if TYPE_CHECKING:
     from agent.settings import Settings
 
-__all__ = ["EXIT_NO_ANSWER", "EXIT_OK", "EXIT_USAGE", "Streams", "build_parser", "main"]
+__all__ = [
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INTERRUPTED",
+    "EXIT_NO_ANSWER",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Streams",
+    "build_parser",
+    "main",
+]
 
 EXIT_OK = 0
 EXIT_NO_ANSWER = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 _CRASHED = (
     "Something went wrong inside the agent, so there is no answer; "
     "run with --verbose or set AGENT_LOG_FILE to see why."
@@ -48,7 +62,7 @@ Command = Callable[[argparse.Namespace, Streams], int]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """`agent [options] {chat,ask} …`; each subcommand sets `run` (a `Command`)."""
+    """`agent [options] {chat,ask,explain-error} …`; each subcommand sets `run` (a `Command`)."""
     parser = argparse.ArgumentParser(
         prog="agent", description="A Claude tool-use agent whose tools fail gracefully."
     )
@@ -62,10 +76,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_options(ask, suppress=True)
     ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
     ask.set_defaults(run=_run_ask)
-    explain = add_explain_parser(commands)
-    _add_options(explain, suppress=True)
-    explain.set_defaults(run=_run_explain)
+    _add_explain(commands)
     return parser
+
+
+def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    explain = commands.add_parser(
+        "explain-error",
+        help="turn errors (JSON lines on stdin) into error-to-action JSON lines",
+        description="Reads {error, operation, user_context, retry_count} JSON lines on stdin "
+        "and writes one error-to-action object per line on stdout.",
+    )
+    _add_options(explain, suppress=True)
+    explain.add_argument("--llm", action="store_true", help="ask Claude, falling back to the rules")
+    explain.set_defaults(run=_run_explain)
 
 
 def _add_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -109,8 +133,14 @@ def main(
     return command(args, io)
 
 
+def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], int]) -> int:
+    """The path every command takes: settings, logging, then `body`; guarded throughout."""
+    return _guarded(lambda: _with_settings(args, io, body), io)
+
+
 def _with_settings(args: argparse.Namespace, io: Streams, body: Callable[[Settings], int]) -> int:
-    """Settings from the environment, logging configured, then `body`."""
+    """Settings from the environment, logging configured, then `body` (guarded inside, so that
+    its crash is logged while the log file is still open)."""
     from agent.settings import Settings
     from errors import BadSetting
 
@@ -122,7 +152,7 @@ def _with_settings(args: argparse.Namespace, io: Streams, body: Callable[[Settin
         io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
         return EXIT_USAGE
     with _logging(settings, io):
-        return body(settings)
+        return _guarded(lambda: body(settings), io)
 
 
 @contextlib.contextmanager
@@ -151,7 +181,7 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
     if not question:
         io.stderr.write("agent ask: the question is empty.\n")
         return EXIT_USAGE
-    return _guarded(lambda: _with_settings(args, io, lambda s: _answer(question, s, io)), io)
+    return _command(args, io, lambda settings: _answer(question, settings, io))
 
 
 def _answer(question: str, settings: Settings, io: Streams) -> int:
@@ -168,18 +198,17 @@ def _answer(question: str, settings: Settings, io: Streams) -> int:
 
 
 def _run_explain(args: argparse.Namespace, io: Streams) -> int:
-    """explain-error: light on purpose (no Settings, no tools, no SDK unless --llm)."""
-    from agent.explain import run
-    from agent.log import configure_logging
+    return _command(args, io, lambda settings: _explain(settings, io, llm=args.llm))
 
-    with contextlib.ExitStack() as stack:
-        log_file = _open_log(io.env.get("AGENT_LOG_FILE"), io, stack)
-        configure_logging(log_file=log_file, console=io.stderr, verbose=args.verbose)
-        return run(args, io.stdin, io.stdout, io.stderr, io.env)
+
+def _explain(settings: Settings, io: Streams, *, llm: bool) -> int:
+    from agent.explain import run
+
+    return run(settings, io.stdin, io.stdout, io.stderr, llm=llm)
 
 
 def _run_chat(args: argparse.Namespace, io: Streams) -> int:
-    return _guarded(lambda: _with_settings(args, io, lambda s: _chat(s, io)), io)
+    return _command(args, io, lambda settings: _chat(settings, io))
 
 
 def _chat(settings: Settings, io: Streams) -> int:
@@ -194,11 +223,24 @@ def _guarded(command: Callable[[], int], io: Streams) -> int:
         return command()
     except KeyboardInterrupt:
         io.stderr.write("\n")
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader left (`| head`): not a failure, so nothing to say
+        _discard_output(io.stdout)
+        return EXIT_BROKEN_PIPE
     except Exception as exc:
         _log_crash(exc)
         io.stderr.write(_CRASHED + "\n")
         return EXIT_NO_ANSWER
+
+
+def _discard_output(stream: IO[str]) -> None:
+    """Point `stream`'s descriptor at /dev/null, so that flushing it at exit stays quiet."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor: nothing to do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
 
 
 def _log_crash(exc: Exception) -> None:
@@ -212,10 +254,4 @@ def _log(exc: Exception) -> None:
     from errors import classify
 
     result = classify(exc, "answering a question").result
-    structlog.get_logger("agent").error(
-        "agent.crashed",
-        error_type=result.error_type,
-        action=result.action.value,
-        retryable=result.retryable,
-        developer_note=result.developer_note,
-    )
+    structlog.get_logger("agent").error("agent.crashed", **result.log_fields())

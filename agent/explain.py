@@ -3,15 +3,16 @@
 Each input line is `{error, operation, user_context, retry_count}`; each valid line gets one
 result object on stdout, in order. An invalid line gets a message naming its line number on
 stderr and nothing on stdout; processing continues and the exit status is 1. This path must
-stay light: it imports the anthropic SDK only for `--llm`.
+stay light: it imports the anthropic SDK only for `--llm`, and then builds its client with
+`agent.models.claude.new_client` (a bounded timeout, the SDK's retries off). Offline settings
+(`--offline`, `AGENT_OFFLINE`, no key) turn `--llm` into the rules, said once on stderr.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
@@ -22,7 +23,9 @@ from errors import ErrorAction, error_to_action, explain_with_claude
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
-__all__ = ["ExplainRequest", "add_parser", "explain_lines", "run"]
+    from agent.settings import Settings
+
+__all__ = ["ExplainRequest", "explain_lines", "explain_lines_llm", "run"]
 
 LLM_BATCH = 8  # Claude calls in flight at once with --llm
 
@@ -51,20 +54,6 @@ class Line:
     number: int
     request: ExplainRequest | None = None
     problem: str = ""
-
-
-def add_parser(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    """Register the `explain-error` subcommand and return its parser."""
-    parser = subparsers.add_parser(
-        "explain-error",
-        help="turn errors (JSON lines on stdin) into error-to-action JSON lines",
-        description="Reads {error, operation, user_context, retry_count} JSON lines on stdin "
-        "and writes one error-to-action object per line on stdout.",
-    )
-    parser.add_argument("--llm", action="store_true", help="ask Claude, falling back to the rules")
-    return parser
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[Line]:
@@ -114,29 +103,28 @@ def _complain(err: IO[str], line: Line) -> bool:
 
 
 def run(
-    args: argparse.Namespace,
-    stdin: IO[str],
-    stdout: IO[str],
-    stderr: IO[str],
-    env: Mapping[str, str],
+    settings: Settings, stdin: IO[str], stdout: IO[str], stderr: IO[str], *, llm: bool = False
 ) -> int:
     """The subcommand: 0 when every line was handled, 1 when any line was not."""
-    if not args.llm:
-        return 0 if explain_lines(stdin, stdout, stderr) else 1
-    key = env.get("ANTHROPIC_API_KEY", "")
-    if not key or env.get("AGENT_OFFLINE") == "1":
-        why = "AGENT_OFFLINE=1 is set" if key else "ANTHROPIC_API_KEY is not set"
+    if llm and (key := settings.claude_key) is not None:
+        return asyncio.run(_run_llm(settings, key, stdin, stdout, stderr))
+    if llm:
+        why = _why_offline(settings)
         stderr.write(f"explain-error: --llm needs Claude, but {why}; using the rules instead.\n")
-        return 0 if explain_lines(stdin, stdout, stderr) else 1
-    model = getattr(args, "model", None) or env.get("AGENT_MODEL", "claude-sonnet-4-6")
-    return asyncio.run(_run_llm(stdin, stdout, stderr, key, model))
+    return 0 if explain_lines(stdin, stdout, stderr) else 1
 
 
-async def _run_llm(stdin: IO[str], out: IO[str], err: IO[str], key: str, model: str) -> int:
-    from anthropic import AsyncAnthropic  # heavy: only for --llm
+def _why_offline(settings: Settings) -> str:
+    if settings.api_key is None:
+        return "ANTHROPIC_API_KEY is not set"
+    return "--offline or AGENT_OFFLINE is set"
 
-    async with AsyncAnthropic(api_key=key, max_retries=0) as client:
-        return await explain_lines_llm(client, model, stdin, out, err)
+
+async def _run_llm(settings: Settings, key: str, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+    from agent.models.claude import new_client  # heavy (the SDK): only for --llm
+
+    async with new_client(api_key=key, base_url=settings.base_url) as client:
+        return await explain_lines_llm(client, settings.model, stdin, out, err)
 
 
 async def explain_lines_llm(

@@ -2,7 +2,8 @@
 
 Every event passes the redaction processor before any renderer sees it, so no API key, bearer
 token or `key=` value is ever written. Context (turn, tool_use_id, attempt) comes from
-`structlog.contextvars`, bound per call by the loop.
+`structlog.contextvars`, bound per call by the loop. A failure's event carries
+`ErrorAction.log_fields()`: error_type, action, retryable and developer_note.
 """
 
 from __future__ import annotations
@@ -15,19 +16,9 @@ from typing import IO, Any
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
-from errors import ErrorAction, redact
+from errors import redact
 
-__all__ = ["LogSinks", "configure_logging", "failure_fields", "redact_event", "shared_processors"]
-
-
-def failure_fields(result: ErrorAction) -> dict[str, object]:
-    """The fields every failure event carries (DESIGN.md, "Log events")."""
-    return {
-        "error_type": result.error_type,
-        "action": result.action.value,
-        "retryable": result.retryable,
-        "developer_note": result.developer_note,
-    }
+__all__ = ["LogSinks", "configure_logging", "redact_event", "shared_processors"]
 
 
 def redact_event(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:

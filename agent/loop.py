@@ -17,7 +17,6 @@ import structlog
 
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation, tool_uses
-from agent.log import failure_fields
 from agent.model_call import ModelCaller, ModelUnavailable
 from agent.models import ModelRequest, PromptTooLong, TextSink
 from agent.tool_round import NOT_RUN, ToolRound, result_block
@@ -58,7 +57,7 @@ NO_ANSWER = (
 _NO_TOOLS = {"type": "none"}
 
 # The turn's own failures have no upstream error for errors/ to classify, so they are fixed
-# records with the same six fields, logged the same way (failure_fields).
+# records with the same six fields, logged the same way (`log_fields`).
 _EMPTY = ErrorAction(
     error_type="empty_answer",
     user_message=NO_ANSWER,
@@ -192,7 +191,7 @@ class Turn:
             "agent.turn_bounded",
             rounds=self._calls,
             stuck=self._tools.stuck,
-            **failure_fields(record),
+            **record.log_fields(),
         )
         self._conversation.add_user_text(WRAP_UP)
         message = await self._ask(_NO_TOOLS)
@@ -214,15 +213,14 @@ class Turn:
         calls are closed, and a reply with nothing left to keep is stood in for by the note."""
         kept = self._conversation.add_assistant(message)
         if uses := tool_uses(message):
-            closing = [result_block(use.id, NOT_RUN, is_error=True) for use in uses]
-            self._conversation.add_tool_results(closing)
+            self._conversation.add_tool_results([_not_run(use) for use in uses])
             self._conversation.add_assistant_text(note or GAVE_UP)
         elif not kept:
             self._conversation.add_assistant_text(note)
 
     def _unanswered(self, message: Message) -> Answer:
         """A reply with no text to show: no answer, and the exchange is not kept."""
-        log.warning("agent.empty_answer", stop_reason=message.stop_reason, **failure_fields(_EMPTY))
+        log.warning("agent.empty_answer", stop_reason=message.stop_reason, **_EMPTY.log_fields())
         self._conversation.rollback(self._mark)
         return self._answer(NO_ANSWER, message.stop_reason, answered=False, error=_EMPTY)
 
@@ -263,6 +261,13 @@ class Turn:
             stop_reason=stop_reason,
             error=error,
         )
+
+
+def _not_run(use: Any) -> dict[str, Any]:
+    """The closing `tool_result` of a call the turn ended before running, logged once."""
+    fields = NOT_RUN.log_fields()
+    log.warning("agent.tool_not_run", tool_use_id=use.id, tool=str(use.name)[:80], **fields)
+    return result_block(use.id, NOT_RUN.user_message, is_error=True)
 
 
 def _text_of(message: Message) -> str:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 import structlog
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
-from agent.log import failure_fields
 from errors import Action, ErrorAction, Verdict, classify
 from tools import Attempt, Observer, Progress
 from tools.middleware import retry_phrase
@@ -160,15 +159,13 @@ class _Run:
             verdict = classify(error, self.operation, retry_count=max(self.number, MAX_ATTEMPTS))
         result = verdict.result
         self._record(result.error_type, result.action.value)
-        log.warning("model.call_failed", **self._context(), **failure_fields(result))
+        log.warning("model.call_failed", **self._context(), **result.log_fields())
         return ModelUnavailable(result)
 
     def _failed(self, verdict: Verdict, wait: float) -> None:
         result = verdict.result
         self._record(result.error_type, result.action.value, wait)
-        log.warning(
-            "model.attempt_failed", wait_s=wait, **self._context(), **failure_fields(result)
-        )
+        log.warning("model.attempt_failed", wait_s=wait, **self._context(), **result.log_fields())
         if self.on_text is not None and self.mid_line:  # "Let me" + retry: not "Let meAll good."
             self.on_text("\n")
         if self.caller.observer is not None:

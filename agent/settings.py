@@ -28,7 +28,9 @@ class Settings:
     verbose: bool = False
 
     def __post_init__(self) -> None:
-        """Like the weather endpoints: a base URL that is not http(s) is a usage error."""
+        """Online needs a key; like the weather endpoints, a non-http(s) base URL is refused."""
+        if not self.offline and self.api_key is None:
+            raise ValueError("Settings(offline=False) needs an api_key")  # a caller's mistake
         if self.base_url is not None and not _is_http_url(self.base_url):
             # the value is not echoed: it may carry a port that reads like a status, or a secret
             raise BadSetting(
@@ -56,6 +58,11 @@ class Settings:
             endpoints=Endpoints.from_env(env),
             verbose=verbose,
         )
+
+    @property
+    def claude_key(self) -> str | None:
+        """The key to call Claude with; None when offline (forced, or for want of a key)."""
+        return None if self.offline else self.api_key
 
     @property
     def banner(self) -> str | None:

@@ -1,9 +1,10 @@
 """One round of tool calls: every `tool_use` block runs concurrently and gets one `tool_result`.
 
 A call that already failed in this turn (same tool, same input) is not run again: the model
-is told plainly not to repeat it, and past `max_repeats` the turn is wrapped up. Each call is
-bounded here too (`timeout_s`), whatever the tool: one built without the middleware cannot
-hang a turn; it gets an `is_error` result from `errors.classify(DeadlineExceeded(…))`.
+is told plainly not to repeat it (`REPEATED`), and past `max_repeats` the turn is wrapped up.
+Each call is bounded here too (`timeout_s`), whatever the tool: one built without the
+middleware cannot hang a turn; it gets an `is_error` result from
+`errors.classify(DeadlineExceeded(…))`.
 """
 
 from __future__ import annotations
@@ -17,19 +18,37 @@ from typing import Any
 
 import structlog
 
-from agent.log import failure_fields
-from errors import DeadlineExceeded, classify
+from errors import Action, DeadlineExceeded, ErrorAction, classify
 from tools import Attempt, Registry, ToolResult
 from tools.registry import SOURCE
 
-__all__ = ["NOT_RUN", "ToolRound", "result_block"]
+__all__ = ["NOT_RUN", "REPEATED", "ToolRound", "result_block"]
 
 log = structlog.get_logger("agent")
 
-NOT_RUN = "This call was not run because the turn ended first; ask again if it is still needed."
-_REPEATED = (
-    "This exact call (same tool, same input) already failed in this turn, so it was not run "
-    "again; do not repeat it — answer with what you have or ask the user."
+# The round's own failures have no upstream error for errors/ to classify: fixed records with
+# the same six fields, logged the same way (`log_fields`). Each user_message is one sentence.
+NOT_RUN = ErrorAction(
+    error_type="tool_not_run",
+    user_message=(
+        "This call was not run because the turn ended first; ask again if it is still needed."
+    ),
+    action=Action.SKIP,  # the turn is over: nothing to retry now, the next question may ask again
+    action_detail="Answer without this result; the call may be made again in a later turn.",
+    retryable=False,
+    developer_note="a tool_use left in the turn's last reply was closed without being run",
+)
+REPEATED = ErrorAction(
+    error_type="repeated_call",
+    user_message=(
+        "This exact call already failed earlier in this turn, so it was not run again; "
+        "do not repeat it — answer with what you have or ask the user."
+    ),
+    action=Action.FIX_INPUT,  # the same input would fail the same way: change it or stop
+    action_detail="Do not resend this tool call with the same input; answer from earlier results.",
+    retryable=False,
+    developer_note="the model repeated a tool call (same tool, same input) that already failed "
+    "in this turn; not run",
 )
 
 
@@ -49,7 +68,6 @@ class ToolRound:
         self._max_repeats = max_repeats
         self._timeout_s = timeout_s
         self._failures: Counter[tuple[str, str]] = Counter()
-        self._last_error: dict[tuple[str, str], str] = {}
         self.attempts: list[Attempt] = []
 
     @property
@@ -85,7 +103,7 @@ class ToolRound:
     def _failed(self, name: str, error: Exception, started: float, event: str) -> ToolResult:
         """The call's one `is_error` result, logged once, with its one registry attempt."""
         result = classify(error, self._activity(name)).result
-        log.error(event, source=SOURCE, **failure_fields(result))
+        log.error(event, source=SOURCE, **result.log_fields())
         outcome, action = result.error_type, result.action.value
         attempt = Attempt(name[:80], SOURCE, 1, time.monotonic() - started, outcome, action)
         return ToolResult(result.user_message, is_error=True, error=result, attempts=(attempt,))
@@ -99,19 +117,11 @@ class ToolRound:
         content = result.error.user_message if result.is_error and result.error else result.content
         if result.is_error:
             self._failures[key] += 1
-            self._last_error[key] = content
         error_type = result.error.error_type if result.error else None
         log.info("agent.tool_result", is_error=result.is_error, error_type=error_type)
         return result_block(tool_use_id, content, is_error=result.is_error)
 
     def _repeated(self, tool_use_id: str, key: tuple[str, str]) -> dict[str, Any]:
         self._failures[key] += 1
-        log.warning(
-            "agent.repeated_call",
-            error_type="repeated_call",
-            action="fix_input",
-            retryable=False,
-            developer_note=f"model repeated a failing call {self._failures[key]} times; not run",
-        )
-        content = f"{self._last_error[key]} {_REPEATED}"
-        return result_block(tool_use_id, content, is_error=True)
+        log.warning("agent.repeated_call", repeats=self._failures[key], **REPEATED.log_fields())
+        return result_block(tool_use_id, REPEATED.user_message, is_error=True)

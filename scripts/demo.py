@@ -35,8 +35,8 @@ from agent.models import ModelBackend
 from agent.models.faults import FlakyModel, MangledInputModel, api_error
 from agent.settings import Settings
 from tools import Fault, Policy, SimulatedServices, make_client
+from tools.simulated import GEOCODING, WTTR
 
-GEOCODING, WTTR = "open-meteo-geocoding", "wttr"
 _QUIET_EVENTS = {"agent.turn_started", "agent.turn_finished", "agent.tool_result"}
 
 
@@ -131,7 +131,7 @@ class Outcome:
 
 async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
     """Fresh services, model and agent; one question; everything recorded."""
-    services = SimulatedServices()
+    services = SimulatedServices(settings.endpoints)
     scenario.faults(services)
     sleep = SleepRecorder()
     policy = Policy(sleep=sleep)
@@ -152,7 +152,7 @@ async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
 def show(console: Console, number: int, outcome: Outcome) -> None:
     """One scenario, in full."""
     console.print(Rule(f"{number}. {outcome.scenario.title}", align="left"))
-    console.print(f"[bold]Question:[/] {outcome.scenario.question}", highlight=False)
+    console.print(Text.assemble(("Question: ", "bold"), outcome.scenario.question))
     console.print(trace_table(outcome.answer.attempts))
     console.print("[bold]What the model was told:[/]")
     for block in outcome.answer.tool_results or [{"content": "(no tool calls)"}]:
@@ -165,7 +165,8 @@ def show(console: Console, number: int, outcome: Outcome) -> None:
         if event["event"] not in _QUIET_EVENTS:
             console.print(f"  {_log_line(event)}", markup=False, highlight=False, style="dim")
     style = "green" if outcome.answer.answered else "red"
-    console.print(f"[bold]Answer:[/] [{style}]{outcome.answer.text}[/]", highlight=False)
+    # Model text is shown as it is: through markup, an answer holding "[/x]" would break it.
+    console.print(Text.assemble(("Answer: ", "bold"), (outcome.answer.text, style)))
 
 
 def _log_line(event: EventDict) -> str:

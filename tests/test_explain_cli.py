@@ -2,31 +2,69 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
+import respx
+import structlog
 
+from agent.cli import EXIT_BROKEN_PIPE, EXIT_NO_ANSWER, EXIT_OK, EXIT_USAGE, main
 from agent.explain import run
+from agent.settings import DEFAULT_MODEL, Settings
+from errors import error_to_action
 
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "sk-ant-api03-EXPLAINSECRET-0123456789abcdef"
+BASE = "https://claude.test"
 BILLING = {
     "error": "429 Too Many Requests. Retry-After: 30",
     "operation": "Fetching billing data from billing_api",
     "user_context": "User viewing subscription page",
     "retry_count": 0,
 }
+CLAUDE_DOWN = {"type": "error", "error": {"type": "api_error", "message": "Internal error"}}
+
+
+@pytest.fixture(autouse=True)
+def _clean_structlog() -> Iterator[None]:
+    """`main` configures structlog for the process: back to the defaults after each test."""
+    yield
+    structlog.reset_defaults()
+    structlog.contextvars.clear_contextvars()
 
 
 def explain(
     text: str, env: dict[str, str] | None = None, llm: bool = False
 ) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    status = run(argparse.Namespace(llm=llm, model=None), io.StringIO(text), out, err, env or {})
+    status = run(Settings.from_env(env or {}), io.StringIO(text), out, err, llm=llm)
     return status, out.getvalue(), err.getvalue()
+
+
+def command(
+    argv: list[str], stdin: IO[str] | str, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
+    """`agent …` in this process, with `stdin` as its input."""
+    source = io.StringIO(stdin) if isinstance(stdin, str) else stdin
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, env=env or {}, stdin=source, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def online(tmp_path: Path, **extra: str) -> dict[str, str]:
+    log_file = str(tmp_path / "agent.jsonl")
+    return {
+        "ANTHROPIC_API_KEY": KEY,
+        "ANTHROPIC_BASE_URL": BASE,
+        "AGENT_LOG_FILE": log_file,
+        **extra,
+    }
 
 
 def test_billing_line() -> None:
@@ -82,9 +120,142 @@ def test_llm_without_key_says_so_and_uses_rules() -> None:
     assert json.loads(out)["action"] == "wait"
 
 
+# --- the command's settings: the same as ask's and chat's ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "forced"),
+    [
+        (["explain-error", "--llm", "--offline"], {}),
+        (["--offline", "explain-error", "--llm"], {}),
+        *((["explain-error", "--llm"], {"AGENT_OFFLINE": v}) for v in ("1", "true", "yes", "on")),
+    ],
+    ids=["--offline", "agent --offline", "=1", "=true", "=yes", "=on"],
+)
+def test_llm_forced_offline_uses_the_rules_without_calling_claude(
+    tmp_path: Path, argv: list[str], forced: dict[str, str]
+) -> None:
+    """--offline or AGENT_OFFLINE (any true spelling) wins over a key: rules, no request."""
+    with respx.mock(using="httpcore2", assert_all_called=False) as router:
+        claude = router.post(f"{BASE}/v1/messages")
+        code, out, err = command(argv, json.dumps(BILLING), online(tmp_path, **forced))
+    assert (code, json.loads(out)["action"]) == (EXIT_OK, "wait")
+    assert "--offline or AGENT_OFFLINE is set" in err
+    assert claude.call_count == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "model"),
+    [
+        ([], {}, DEFAULT_MODEL),
+        ([], {"AGENT_MODEL": "claude-haiku-4-5"}, "claude-haiku-4-5"),
+        (["--model", "claude-opus-4-6"], {"AGENT_MODEL": "claude-haiku-4-5"}, "claude-opus-4-6"),
+    ],
+    ids=["default", "AGENT_MODEL", "--model"],
+)
+def test_llm_asks_claude_at_the_base_url_with_the_settings_model_and_a_timeout(
+    httpx2_mock: Any, tmp_path: Path, argv: list[str], env: dict[str, str], model: str
+) -> None:
+    """One request to ANTHROPIC_BASE_URL, the configured model, the shared client's 60 s bound."""
+    claude = httpx2_mock.post(f"{BASE}/v1/messages").respond(500, json=CLAUDE_DOWN)
+    code, _, _ = command(
+        ["explain-error", "--llm", *argv], json.dumps(BILLING), online(tmp_path, **env)
+    )
+    assert code == EXIT_OK
+    [call] = claude.calls
+    assert json.loads(call.request.content)["model"] == model
+    assert call.request.extensions["timeout"]["read"] == 60.0
+
+
+def test_llm_falls_back_to_the_rules_and_logs_why_in_the_log_file(
+    httpx2_mock: Any, tmp_path: Path
+) -> None:
+    """Claude fails: the rules' answer on stdout, the fallback in AGENT_LOG_FILE, no key."""
+    httpx2_mock.post(f"{BASE}/v1/messages").respond(500, json=CLAUDE_DOWN)
+    code, out, _ = command(["explain-error", "--llm"], json.dumps(BILLING), online(tmp_path))
+    rules = error_to_action(BILLING["error"], BILLING["operation"], BILLING["user_context"])
+    log = (tmp_path / "agent.jsonl").read_text()
+    assert (code, out) == (EXIT_OK, rules.to_json() + "\n")
+    events = [json.loads(line) for line in log.splitlines()]
+    [fallback] = [e for e in events if e["event"] == "errors.llm_fallback"]
+    assert fallback["error_type"] == "server_error"
+    assert fallback["developer_note"]
+    assert KEY not in log
+
+
+def test_a_malformed_base_url_is_a_usage_error() -> None:
+    """ANTHROPIC_BASE_URL that is not http(s): exit 2, one line naming it, nothing explained."""
+    env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": "ftp://claude.test"}
+    code, out, err = command(["explain-error", "--llm"], json.dumps(BILLING), env)
+    assert (code, out) == (EXIT_USAGE, "")
+    assert err.startswith("agent: ANTHROPIC_BASE_URL ")
+    assert err.count("\n") == 1
+    assert "ftp://claude.test" not in err
+
+
+# --- the crash guard ------------------------------------------------------------------------
+
+
+class _Failing(io.StringIO):
+    """A stream whose reads (or writes) raise `error`."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def __iter__(self) -> Iterator[str]:
+        raise self.error
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+
+def test_a_bug_is_one_sentence_and_exit_1() -> None:
+    """A crash inside explain-error: one plain sentence on stderr, never a traceback."""
+    code, out, err = command(["explain-error"], _Failing(RuntimeError(f"detail {KEY}")))
+    assert (code, out) == (EXIT_NO_ANSWER, "")
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+    assert KEY not in err
+
+
+def test_a_closed_stdout_ends_quietly() -> None:
+    """The reader of stdout went away: exit 141, as after SIGPIPE, and nothing on stderr."""
+    out, err = _Failing(BrokenPipeError(32, "Broken pipe")), io.StringIO()
+    code = main(
+        ["explain-error"], env={}, stdin=io.StringIO(json.dumps(BILLING)), stdout=out, stderr=err
+    )
+    assert (code, err.getvalue()) == (EXIT_BROKEN_PIPE, "")
+
+
+def test_piping_into_head_prints_no_traceback(tmp_path: Path) -> None:
+    """`agent explain-error < many-lines | head -1`: one line out, nothing on stderr, exit 141."""
+    lines = tmp_path / "many.jsonl"
+    lines.write_text((json.dumps(BILLING) + "\n") * 5000)
+    with (
+        lines.open() as stdin,
+        subprocess.Popen(
+            [sys.executable, "-m", "agent", "explain-error"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env={"PATH": "", "NO_COLOR": "1"},
+        ) as proc,
+    ):
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        first = proc.stdout.readline()
+        proc.stdout.close()  # what `head -1` does once it has its line
+        err = proc.stderr.read()
+        code = proc.wait(timeout=60)
+    assert json.loads(first)["action"] == "wait"
+    assert (code, err) == (EXIT_BROKEN_PIPE, "")
+
+
 def test_console_script_end_to_end() -> None:
     """`python -m agent explain-error` works as a process, without importing the SDK."""
-    root = Path(__file__).resolve().parents[2]
     code = (
         "import sys, runpy; sys.argv=['agent','explain-error']; "
         "import agent.cli as c; rc=c.main(['explain-error']); "
@@ -95,7 +266,7 @@ def test_console_script_end_to_end() -> None:
         input=json.dumps(BILLING) + "\n",
         capture_output=True,
         text=True,
-        cwd=root,
+        cwd=ROOT,
         timeout=60,
         check=False,
     )

@@ -4,7 +4,7 @@ from tools._default import default_registry
 from tools._tool import Handler, Tool
 from tools._types import Attempt, Observer, Progress, ProgressKind, ToolResult
 from tools.calculator import calculate_tool
-from tools.http import make_client, read_capped
+from tools.http import check_http_url, make_client, read_capped
 from tools.middleware import CircuitBreaker, Policy, RetryBudget
 from tools.registry import Registry
 from tools.simulated import Fault, SimulatedServices
@@ -26,6 +26,7 @@ __all__ = [
     "Tool",
     "ToolResult",
     "calculate_tool",
+    "check_http_url",
     "default_registry",
     "make_client",
     "read_capped",

@@ -18,7 +18,7 @@ __all__ = ["MAX_BITS", "evaluate"]
 Number = int | float
 
 MAX_BITS = 10_000  # about 3,000 digits: far past any answer a person wants, quick to compute
-# error-to-action keeps fixes to words (symbols such as * / ( ) are stripped), so say them.
+# Said in words: a person reads "operators and brackets" more easily than a row of symbols.
 _USE_ONLY = "use only numbers, arithmetic operators and brackets"
 
 _BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {

@@ -38,6 +38,11 @@ class ToolResult:
     error: ErrorAction | None = None
     attempts: tuple[Attempt, ...] = ()
 
+    @classmethod
+    def failed(cls, error: ErrorAction, attempts: tuple[Attempt, ...] = ()) -> ToolResult:
+        """The `is_error` result for `error`: the model reads only its `user_message`."""
+        return cls(error.user_message, is_error=True, error=error, attempts=attempts)
+
 
 @dataclass(frozen=True, slots=True)
 class Progress:

@@ -17,6 +17,7 @@ __all__ = ["CalculateInput", "calculate_tool"]
 
 log = structlog.get_logger("tools")
 
+TOOL = "calculate"  # the tool's name, and the one source it calls: itself
 OPERATION = "working out the calculation"
 DESCRIPTION = (
     "Evaluate an arithmetic expression exactly, e.g. '2 * (3 + 4)' or '1.5 ** 2 / 3'. "
@@ -37,7 +38,7 @@ class CalculateInput(BaseModel):
 def calculate_tool() -> Tool:
     """The `calculate` tool."""
     return Tool(
-        name="calculate",
+        name=TOOL,
         description=DESCRIPTION,
         input_model=CalculateInput,
         handler=_calculate,
@@ -51,7 +52,7 @@ async def _calculate(args: CalculateInput) -> ToolResult:
         value = evaluate(args.expression)
     except InvalidInput as exc:
         return _rejected(exc, time.perf_counter() - started)
-    attempt = Attempt("calculate", "calculate", 1, time.perf_counter() - started, "ok")
+    attempt = Attempt(TOOL, TOOL, 1, time.perf_counter() - started, "ok")
     body = {"expression": args.expression, "result": _tidy(value)}
     return ToolResult(json.dumps(body), attempts=(attempt,))
 
@@ -63,17 +64,6 @@ def _tidy(value: int | float) -> int | float:
 
 def _rejected(error: InvalidInput, duration_s: float) -> ToolResult:
     result = classify(error, OPERATION).result
-    log.warning(
-        "tool.attempt_failed",
-        tool="calculate",
-        source="calculate",
-        attempt=1,
-        error_type=result.error_type,
-        action=result.action.value,
-        retryable=result.retryable,
-        developer_note=result.developer_note,
-    )
-    attempt = Attempt(
-        "calculate", "calculate", 1, duration_s, result.error_type, result.action.value
-    )
-    return ToolResult(result.user_message, is_error=True, error=result, attempts=(attempt,))
+    log.warning("tool.attempt_failed", tool=TOOL, source=TOOL, attempt=1, **result.log_fields())
+    attempt = Attempt(TOOL, TOOL, 1, duration_s, result.error_type, result.action.value)
+    return ToolResult.failed(result, (attempt,))

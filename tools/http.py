@@ -1,7 +1,10 @@
-"""The one HTTP client factory: timeouts, a User-Agent and a cap on every response body.
+"""The one HTTP client factory (timeouts, a User-Agent), the capped GET the tools use, and the
+http(s) URL check for every configured endpoint.
 
-The cap is enforced while the body streams in, so a 10 MB answer is never held whole: reading
-stops at the first chunk past the cap and raises `errors.ResponseTooLarge`.
+The body cap is enforced in one place, `read_capped`, while the body streams in: a declared
+length over the cap is refused unread, and reading stops at the first decoded chunk past it
+(so a small gzip body that inflates to gigabytes is stopped too), raising
+`errors.ResponseTooLarge`. A 10 MB answer is never held whole.
 """
 
 from __future__ import annotations
@@ -10,17 +13,18 @@ import functools
 import json
 import logging
 import ssl
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
-from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus, redact
+from errors import BadSetting, BadUpstreamData, ResponseTooLarge, UpstreamStatus, redact
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "USER_AGENT",
-    "CappedTransport",
+    "check_http_url",
     "get_capped",
     "get_json",
     "json_answer",
@@ -39,19 +43,17 @@ def make_client(
     transport: httpx.AsyncBaseTransport | None = None,
     connect_timeout: float = 3.0,
     read_timeout: float = 5.0,
-    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> httpx.AsyncClient:
-    """An `httpx.AsyncClient` with timeouts, a User-Agent and a body cap of `max_bytes`.
+    """An `httpx.AsyncClient` with timeouts and a User-Agent; read bodies with `get_capped`.
 
     Its own transport never retries (there is one retry layer: the middleware's).
     """
     _mask_secrets_in_httpx_logs()
-    inner = transport or httpx.AsyncHTTPTransport(verify=_ssl_context(), retries=0)
     timeout = httpx.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
     )
     return httpx.AsyncClient(
-        transport=CappedTransport(inner, max_bytes),
+        transport=transport or httpx.AsyncHTTPTransport(verify=_ssl_context(), retries=0),
         timeout=timeout,
         headers={"User-Agent": USER_AGENT},
     )
@@ -82,50 +84,16 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-class CappedTransport(httpx.AsyncBaseTransport):
-    """Wraps a transport so that no response body can grow past `max_bytes`."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport, max_bytes: int) -> None:
-        self._inner = inner
-        self._max_bytes = max_bytes
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self._inner.handle_async_request(request)
-        try:
-            _refuse_declared_excess(response.headers, self._max_bytes)
-        except ResponseTooLarge:
-            await response.aclose()
-            raise
-        return httpx.Response(
-            status_code=response.status_code,
-            headers=response.headers,
-            stream=_CappedStream(response.stream, self._max_bytes),
-            extensions=response.extensions,
-            request=request,
-        )
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-class _CappedStream(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.SyncByteStream | httpx.AsyncByteStream, cap: int) -> None:
-        self._inner = inner
-        self._cap = cap
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        if not isinstance(self._inner, httpx.AsyncByteStream):
-            raise TypeError("an async client needs an async response stream")
-        seen = 0
-        async for chunk in self._inner:
-            seen += len(chunk)
-            if seen > self._cap:
-                raise ResponseTooLarge(f"body passed the {self._cap}-byte cap")
-            yield chunk
-
-    async def aclose(self) -> None:
-        if isinstance(self._inner, httpx.AsyncByteStream):
-            await self._inner.aclose()
+def check_http_url(name: str, url: str) -> None:
+    """Refuse, as `errors.BadSetting(name, …)`, a `url` that is not http(s) with a host (and a
+    valid port, if any). The value is never echoed: it may carry a key."""
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port that is not a number in range
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise BadSetting(name, "must be an http(s) URL")
 
 
 def _refuse_declared_excess(headers: httpx.Headers, cap: int) -> None:

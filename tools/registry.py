@@ -1,21 +1,23 @@
 """The tool registry: builds the Anthropic `tools` list and dispatches one `tool_use`.
 
 Unknown names and invalid input become `fix_input` results here, before any network call;
-a handler that crashes (a bug) becomes an `escalate` result. Nothing raises past `dispatch`,
-and each of these results carries one `Attempt` from the "registry" source, so every result
-says what happened.
+a handler that crashes (a bug) becomes an `escalate` result, and one that outlasts the
+caller's `timeout_s` a `deadline_exceeded` one. Nothing raises past `dispatch`, and each of
+these results carries one `Attempt` from the "registry" source, so every result says what
+happened.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable
 from typing import Any
 
 import structlog
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from errors import InvalidInput, classify
+from errors import DeadlineExceeded, InvalidInput, classify
 from tools._tool import Tool
 from tools._types import Attempt, ToolResult
 
@@ -23,7 +25,7 @@ __all__ = ["SOURCE", "Registry"]
 
 log = structlog.get_logger("tools")
 
-SOURCE = "registry"  # the timeline's source for calls settled before any tool ran
+SOURCE = "registry"  # the timeline's source for calls settled before or around the tool
 
 
 class Registry:
@@ -31,6 +33,8 @@ class Registry:
 
     def __init__(self, tools: Iterable[Tool]) -> None:
         self._tools = {tool.name: tool for tool in tools}
+        # Built once: each renders a pydantic JSON schema, and every model call sends them all.
+        self._definitions = [tool.definition() for tool in self._tools.values()]
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -42,10 +46,13 @@ class Registry:
 
     def definitions(self) -> list[dict[str, Any]]:
         """The `tools` parameter for the Messages API."""
-        return [tool.definition() for tool in self._tools.values()]
+        return list(self._definitions)
 
-    async def dispatch(self, name: str, raw_input: object) -> ToolResult:
-        """Run one tool call; every outcome, including a bug, is a `ToolResult`."""
+    async def dispatch(
+        self, name: str, raw_input: object, *, timeout_s: float | None = None
+    ) -> ToolResult:
+        """Run one tool call, its handler cut at `timeout_s` (None: no bound of ours);
+        every outcome, including a bug or a hang, is a `ToolResult`."""
         started = time.monotonic()
         tool = self._tools.get(name)
         if tool is None:
@@ -54,10 +61,7 @@ class Registry:
             args = tool.input_model.model_validate(raw_input)
         except ValidationError as exc:
             return _failure(exc, tool.activity, "tool.input_invalid", name, started)
-        try:
-            return await tool.handler(args)
-        except Exception as exc:  # a bug in the tool: report it, never crash the turn
-            return _failure(exc, tool.activity, "tool.crashed", name, started, exc_info=exc)
+        return await _run(tool, args, timeout_s, started)
 
     def _unknown(self, name: str, started: float) -> ToolResult:
         known = ", ".join(sorted(self._tools)) or "none"
@@ -65,24 +69,26 @@ class Registry:
         return _failure(error, "calling a tool", "tool.unknown", name, started)
 
 
+async def _run(tool: Tool, args: BaseModel, timeout_s: float | None, started: float) -> ToolResult:
+    """The handler's result, or a failure for a handler that crashed or ran out of time."""
+    bound = asyncio.timeout(timeout_s)
+    try:
+        async with bound:
+            return await tool.handler(args)
+    except Exception as exc:  # a bug in the tool: report it, never crash the turn
+        if bound.expired():
+            late = DeadlineExceeded(f"no result within the registry's {timeout_s:g} s")
+            return _failure(late, tool.activity, "tool.timed_out", tool.name, started)
+        return _failure(exc, tool.activity, "tool.crashed", tool.name, started, exc_info=exc)
+
+
 def _failure(
     error: BaseException, activity: str, event: str, name: str, started: float, **fields: Any
 ) -> ToolResult:
     """Classify, log once, and answer with the one registry `Attempt` of this call."""
-    verdict = classify(error, activity)
-    result = verdict.result
+    result = classify(error, activity).result
     tool = name[:80]
-    log.warning(
-        event,
-        tool=tool,
-        source=SOURCE,
-        attempt=1,
-        error_type=result.error_type,
-        action=result.action.value,
-        retryable=result.retryable,
-        developer_note=result.developer_note,
-        **fields,
-    )
+    log.warning(event, tool=tool, source=SOURCE, attempt=1, **result.log_fields(), **fields)
     duration = time.monotonic() - started
     attempt = Attempt(tool, SOURCE, 1, duration, result.error_type, result.action.value)
-    return ToolResult(result.user_message, is_error=True, error=result, attempts=(attempt,))
+    return ToolResult.failed(result, (attempt,))

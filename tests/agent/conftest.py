@@ -1,11 +1,16 @@
-"""Shared fixtures: structlog back to its defaults after every test, no context left bound."""
+"""Shared fixtures: structlog back to its defaults after every test, no context left bound;
+a fake sleep that records waits; simulated services and agents on a fake Claude."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 import structlog
+
+from tests.agent.helpers import Connector
+from tools import SimulatedServices
 
 
 @pytest.fixture(autouse=True)
@@ -28,3 +33,17 @@ def fake_sleep(sleeps: list[float]):  # type: ignore[no-untyped-def]
         sleeps.append(seconds)
 
     return sleep
+
+
+@pytest.fixture
+def services() -> SimulatedServices:
+    """The simulated weather services the `connect` fixture's agents use."""
+    return SimulatedServices()
+
+
+@pytest.fixture
+async def connect(services: SimulatedServices, fake_sleep: Any) -> AsyncIterator[Connector]:
+    """`await connect(fake, limits=…, tools=…, policy=…)`: an agent on Claude over `fake`."""
+    connector = Connector(services, fake_sleep)
+    yield connector
+    await connector.aclose()

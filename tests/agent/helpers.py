@@ -1,21 +1,41 @@
-"""Test doubles for the agent: a scripted model and small tools registered in a real Registry."""
+"""Test doubles and checks for the agent: a scripted model, small tools in a real Registry,
+agents on Claude over `FakeClaude`, and the invariants every request to the model must hold."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from anthropic.types import Message, TextBlock, ToolUseBlock
 from pydantic import BaseModel, Field
 
+from agent.answer import Limits
+from agent.app import Agent, open_agent
+from agent.model_call import ModelCaller
 from agent.models import ModelRequest
+from agent.models.claude import ClaudeModel
 from agent.models.offline import make_message
-from errors import NotFound, UpstreamStatus, classify
-from tools import Attempt, Registry, Tool, ToolResult
+from agent.settings import Settings
+from errors import NotFound, UpstreamStatus, classify, plainness_problems
+from tests.agent.fake_claude import FakeClaude
+from tools import Attempt, Policy, Registry, SimulatedServices, Tool, ToolResult, make_client
 
 SECRET = "sk-ant-api03-SECRETSECRETSECRET1234567890"
+API_KEY = "sk-ant-api03-TESTSECRET-0123456789abcdefghijklmnop"  # the agent's own Claude key
+CLAUDE_BASE = "https://claude.test"
+CLAUDE_URL = f"{CLAUDE_BASE}/v1/messages"
+ONLINE = Settings(api_key=API_KEY, base_url=CLAUDE_BASE, offline=False)
+# What must never reach the model (DESIGN.md, "Invariants"): tracebacks, exception names,
+# status codes, URLs, upstream bodies (JSON errors, HTML pages, the simulated faults' words).
+RAW = re.compile(
+    r"Traceback|Error\b|Exception|\b[1-5]\d\d\b|https?://|Simulated failure|sk-ant|\{\"error\""
+    r"|<html|nginx",
+    re.IGNORECASE,
+)
 
 
 def text(answer: str, stop_reason: Any = "end_turn") -> Message:
@@ -109,3 +129,97 @@ def user_blocks(request: ModelRequest, index: int = -1) -> list[dict[str, Any]]:
     message = request.messages[index]
     assert message["role"] == "user"
     return list(message["content"])  # type: ignore[arg-type]
+
+
+# --- what the model is sent ----------------------------------------------------------------
+
+
+def assert_plain(text: str) -> None:
+    """Nothing raw in `text` (see `RAW`), and neither secret."""
+    assert not RAW.search(text), text
+    assert API_KEY not in text
+    assert SECRET not in text
+
+
+def assert_error_sentence(text: str) -> None:
+    """An `is_error` tool_result: one plain sentence (errors' own check), nothing raw."""
+    assert plainness_problems(text) == [], text
+    assert_plain(text)
+
+
+def _ids(content: list[dict[str, Any]], kind: str, key: str) -> list[str]:
+    return [block[key] for block in content if block.get("type") == kind]
+
+
+def check_answered(messages: list[dict[str, Any]]) -> None:
+    """Every tool_use is answered, once each and in order, by the very next (user) message."""
+    for current, following in itertools.pairwise(messages):
+        uses = _ids(current["content"], "tool_use", "id")
+        if uses:
+            assert following["role"] == "user", messages
+            assert _ids(following["content"], "tool_result", "tool_use_id") == uses, messages
+    assert not _ids(messages[-1]["content"], "tool_use", "id"), messages
+
+
+def check_history(messages: list[dict[str, Any]]) -> None:
+    """Roles alternate from a user message, and every tool_use is answered."""
+    assert messages[0]["role"] == "user"
+    for current, following in itertools.pairwise(messages):
+        assert current["role"] != following["role"], messages
+    check_answered(messages)
+
+
+def check_every_request(fake: FakeClaude) -> None:
+    """Every request the model was sent carries a valid history."""
+    for body in fake.bodies:
+        check_history(body["messages"])
+
+
+def error_results(fake: FakeClaude) -> list[dict[str, Any]]:
+    """Every is_error tool_result the model was sent."""
+    blocks = (b for body in fake.bodies for m in body["messages"] for b in m["content"])
+    return [b for b in blocks if b.get("type") == "tool_result" and b.get("is_error")]
+
+
+# --- agents on Claude ----------------------------------------------------------------------
+
+
+class Connector:
+    """Opens agents on Claude (the real SDK over a `FakeClaude`); `aclose` closes them all.
+
+    The tools are the real ones over `services`, or the `tools` registry given; every wait
+    goes to `sleep`.
+    """
+
+    def __init__(self, services: SimulatedServices, sleep: Callable[[float], Awaitable[None]]):
+        self.services = services
+        self.sleep = sleep
+        self.opened: list[Agent] = []
+
+    async def __call__(
+        self,
+        fake: FakeClaude,
+        *,
+        limits: Limits | None = None,
+        tools: Registry | None = None,
+        policy: Policy | None = None,
+    ) -> Agent:
+        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, http_client=fake.client())
+        if tools is not None:
+            agent = Agent(ModelCaller(backend, sleep=self.sleep), tools, limits or Limits())
+            agent.closers.append(backend.aclose)
+        else:
+            agent = await open_agent(
+                ONLINE,
+                http=make_client(transport=self.services.transport),
+                backend=backend,
+                policy=policy or Policy(sleep=self.sleep, base_backoff_s=0.01),
+                sleep=self.sleep,
+                limits=limits or Limits(),
+            )
+        self.opened.append(agent)
+        return agent
+
+    async def aclose(self) -> None:
+        for agent in self.opened:
+            await agent.aclose()

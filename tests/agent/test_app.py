@@ -47,6 +47,20 @@ async def test_a_given_http_client_is_used_for_the_tools() -> None:
     assert services.calls["wttr"]
 
 
+async def test_offline_the_simulated_services_answer_at_custom_endpoints() -> None:
+    """WTTR_URL and the Open-Meteo URLs set: offline, the simulated services answer there."""
+    env = {
+        "OPEN_METEO_GEOCODING_URL": "http://geo.test/v1/search",
+        "OPEN_METEO_FORECAST_URL": "http://forecast.test/v1/forecast",
+        "WTTR_URL": "http://wttr.test",
+    }
+    answer = await ask("What's the weather in Paris?", Settings.from_env(env))
+    [result] = answer.tool_results
+    assert "is_error" not in result
+    assert json.loads(result["content"])["source"] == "open-meteo"
+    assert "°C" in answer.text
+
+
 async def test_a_division_by_zero_is_a_graceful_answer() -> None:
     """calculate 1/0 is an is_error result the model relays; the turn is answered."""
     answer = await ask("what is 1/0?", Settings())

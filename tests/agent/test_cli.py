@@ -151,13 +151,44 @@ def test_a_bug_is_one_sentence_and_exit_1(monkeypatch: pytest.MonkeyPatch) -> No
     assert "RuntimeError" not in err
 
 
-def test_the_cli_module_does_not_import_anthropic() -> None:
-    """Importing agent.cli stays cheap: no anthropic SDK (explain-error relies on it)."""
-    code = "import sys, agent.cli; print(sorted({'anthropic', 'httpx2'} & set(sys.modules)))"
+def test_a_bug_is_logged_to_the_log_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The crash sentence points at AGENT_LOG_FILE: the event is there, with its note, no key."""
+    import agent.app
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError(f"internal detail {SECRET}")
+
+    monkeypatch.setattr(agent.app, "ask", broken)
+    log_file = tmp_path / "agent.jsonl"
+    run(["ask", "hi"], {"AGENT_LOG_FILE": str(log_file)})
+    events = [json.loads(line) for line in log_file.read_text().splitlines()]
+    [crash] = [e for e in events if e["event"] == "agent.crashed"]
+    assert crash["developer_note"]
+    assert SECRET not in log_file.read_text()
+
+
+HEAVY = {"anthropic", "httpx", "httpx2", "pydantic", "rich", "structlog", "errors", "tools"}
+
+
+@pytest.mark.parametrize("argv", [None, ["--help"], ["explain-error", "--help"]])
+def test_the_cli_module_and_its_help_import_only_the_standard_library(
+    argv: list[str] | None,
+) -> None:
+    """Importing agent.cli, and `agent --help`, load none of the heavy packages (nor ours)."""
+    run_it = "" if argv is None else f"agent.cli.main({argv!r}); "
+    code = f"import sys, agent.cli; {run_it}print(sorted({HEAVY!r} & set(sys.modules)))"
     done = subprocess.run(  # noqa: S603 - a fixed argv: our own interpreter
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_explain_error_help_lists_its_llm_option() -> None:
+    """`agent explain-error --help` shows --llm beside the common options."""
+    code, out, _ = run(["explain-error", "--help"])
+    assert code == EXIT_OK
+    assert "--llm" in out
+    assert "--offline" in out
 
 
 def test_python_dash_m_agent_runs_the_cli() -> None:

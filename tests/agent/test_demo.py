@@ -11,7 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
+from rich.console import Console
 
+from agent.answer import Answer
 from agent.settings import Settings
 from tests.agent.fake_claude import message_body
 from tests.agent.helpers import SECRET
@@ -40,11 +42,33 @@ async def test_every_scenario_is_answered_offline(demo: ModuleType) -> None:
 
 
 async def test_the_rate_limit_wait_is_requested_not_slept(demo: ModuleType) -> None:
-    """Retry-After: 2 is recorded as a 2 s wait while the scenario runs instantly."""
+    """Retry-After: 2 goes to the demo's recording sleep, once, and the retry then answers."""
     [scenario] = [s for s in demo.SCENARIOS if s.name == "rate_limit"]
     outcome = await demo.run_scenario(scenario, Settings())
-    assert 2.0 in outcome.waits
-    assert outcome.seconds < 1
+    weather = [(a.outcome, a.wait_s) for a in outcome.answer.attempts if a.tool == "get_weather"]
+    assert outcome.waits == [2.0]
+    assert weather == [("rate_limit", 2.0), ("ok", None)]
+
+
+async def test_the_simulated_services_answer_at_custom_endpoints(demo: ModuleType) -> None:
+    """WTTR_URL and the Open-Meteo URLs set: the demo's services answer there, as the tool asks."""
+    env = {
+        "OPEN_METEO_GEOCODING_URL": "http://geo.test/v1/search",
+        "OPEN_METEO_FORECAST_URL": "http://forecast.test/v1/forecast",
+        "WTTR_URL": "http://wttr.test",
+    }
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "happy"]
+    outcome = await demo.run_scenario(scenario, Settings.from_env(env))
+    [result] = outcome.answer.tool_results
+    assert json.loads(result["content"])["source"] == "open-meteo"
+
+
+def test_an_answer_holding_markup_is_shown_as_it_is(demo: ModuleType) -> None:
+    """Model text with "[/x]" or "[bold]" is printed literally, never parsed as rich markup."""
+    console = Console(record=True, width=120)
+    answer = Answer(text="Use [bold]x[/] then [/x] done.")
+    demo.show(console, 1, demo.Outcome(demo.SCENARIOS[0], answer, [], [], 0.0))
+    assert "Answer: Use [bold]x[/] then [/x] done." in console.export_text()
 
 
 async def test_both_down_is_a_degraded_answer_without_numbers(demo: ModuleType) -> None:

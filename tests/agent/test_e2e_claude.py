@@ -3,23 +3,17 @@ simulated services. What the model saw is read back from the request bodies."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import httpx2
-import pytest
 from structlog.testing import capture_logs
 
 from agent.answer import Limits
-from agent.app import Agent, open_agent
+from agent.app import open_agent
 from agent.conversation import Conversation
 from agent.loop import CUT_SHORT, GAVE_UP
-from agent.models.claude import ClaudeModel
-from agent.settings import Settings
 from tests.agent.fake_claude import (
     FakeClaude,
     error,
@@ -30,43 +24,16 @@ from tests.agent.fake_claude import (
     text_block,
     tool_use,
 )
-from tests.agent.helpers import SECRET
-from tools import Fault, Policy, SimulatedServices, make_client
-
-SETTINGS = Settings(api_key=SECRET, base_url="https://claude.test", offline=False)
-# What must never reach the model: status codes, exception names, URLs, upstream bodies, secrets.
-RAW = re.compile(
-    r"Traceback|Error\b|Exception|\b[45]\d\d\b|https?://|Simulated failure|sk-ant|\{\"error\"",
+from tests.agent.helpers import (
+    API_KEY,
+    ONLINE,
+    SECRET,
+    Connector,
+    assert_error_sentence,
+    assert_plain,
+    check_every_request,
 )
-
-
-@pytest.fixture
-def services() -> SimulatedServices:
-    return SimulatedServices()
-
-
-@pytest.fixture
-async def connect(services: SimulatedServices, fake_sleep: Any) -> AsyncIterator[Any]:
-    opened: list[Agent] = []
-
-    async def connect(fake: FakeClaude, limits: Limits | None = None) -> Agent:
-        backend = ClaudeModel(
-            api_key=SECRET, base_url="https://claude.test", http_client=fake.client()
-        )
-        agent = await open_agent(
-            SETTINGS,
-            http=make_client(transport=services.transport),
-            backend=backend,
-            policy=Policy(sleep=fake_sleep, base_backoff_s=0.01),
-            sleep=fake_sleep,
-            limits=limits or Limits(),
-        )
-        opened.append(agent)
-        return agent
-
-    yield connect
-    for agent in opened:
-        await agent.aclose()
+from tools import Fault, Policy, SimulatedServices
 
 
 def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -76,30 +43,17 @@ def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [block for block in last["content"] if block["type"] == "tool_result"]
 
 
-def assert_protocol(fake: FakeClaude) -> None:
-    """Every tool_use in a request's history is answered in the very next user message."""
-    for body in fake.bodies:
-        messages = body["messages"]
-        for current, following in itertools.pairwise(messages):
-            uses = [b["id"] for b in current["content"] if b.get("type") == "tool_use"]
-            if current["role"] == "assistant" and uses:
-                answered = [
-                    b["tool_use_id"] for b in following["content"] if b.get("type") == "tool_result"
-                ]
-                assert answered == uses
-
-
 def assert_clean(fake: FakeClaude) -> None:
-    """No secret in any request body, and nothing raw in any tool_result."""
+    """The key only in its header, and every is_error tool_result one plain sentence."""
     for request, body in zip(fake.requests, fake.bodies, strict=True):
-        assert SECRET not in request.content.decode()
-        assert request.headers["authorization"] == f"Bearer {SECRET}"
+        assert API_KEY not in request.content.decode()
+        assert request.headers["authorization"] == f"Bearer {API_KEY}"
         for result in tool_results(body) if body["messages"][-1]["role"] == "user" else []:
             if result.get("is_error"):
-                assert not RAW.search(json.dumps(result["content"])), result
+                assert_error_sentence(result["content"])
 
 
-async def test_parallel_tool_uses_are_all_answered(connect: Any) -> None:
+async def test_parallel_tool_uses_are_all_answered(connect: Connector) -> None:
     """Two cities in one response: two tool_results in the next request, then the answer."""
     fake = FakeClaude(
         message(
@@ -114,11 +68,11 @@ async def test_parallel_tool_uses_are_all_answered(connect: Any) -> None:
     assert [r["tool_use_id"] for r in results] == ["tu_1", "tu_2"]
     assert all(json.loads(r["content"])["temperature"].endswith("°C") for r in results)
     assert answer.text == "Paris 8.8°C, Tokyo 17.5°C."
-    assert_protocol(fake)
+    check_every_request(fake)
     assert_clean(fake)
 
 
-async def test_the_request_carries_tools_system_and_no_sdk_retries(connect: Any) -> None:
+async def test_the_request_carries_tools_system_and_no_sdk_retries(connect: Connector) -> None:
     """The model is offered both tools, the system prompt and the configured model id."""
     fake = FakeClaude(message(text_block("Hi.")))
     await (await connect(fake)).ask("hello")
@@ -129,7 +83,7 @@ async def test_the_request_carries_tools_system_and_no_sdk_retries(connect: Any)
     assert len(fake.requests) == 1
 
 
-async def test_unknown_tool_gets_a_plain_error_result(connect: Any) -> None:
+async def test_unknown_tool_gets_a_plain_error_result(connect: Connector) -> None:
     """A made-up tool name is answered with is_error and the tools that exist."""
     fake = FakeClaude(
         message(tool_use("tu_1", "get_stock_price", {"ticker": "X"}), stop_reason="tool_use"),
@@ -145,7 +99,7 @@ async def test_unknown_tool_gets_a_plain_error_result(connect: Any) -> None:
 
 
 async def test_invalid_input_is_answered_without_calling_upstream(
-    connect: Any, services: SimulatedServices
+    connect: Connector, services: SimulatedServices
 ) -> None:
     """A wrong-typed city is a fix_input result; no weather service is called."""
     fake = FakeClaude(
@@ -162,13 +116,15 @@ async def test_invalid_input_is_answered_without_calling_upstream(
     assert_clean(fake)
 
 
-async def test_a_model_calling_the_same_failing_tool_forever_is_bounded(connect: Any) -> None:
+async def test_a_model_calling_the_same_failing_tool_forever_is_bounded(connect: Connector) -> None:
     """Atlantis again and again: told not to repeat, then a final call with tools off."""
     fake = FakeClaude(
         message(tool_use("tu_x", "get_weather", {"city": "Atlantis"}), stop_reason="tool_use"),
         repeat_last=True,
     )
-    answer = await (await connect(fake, Limits(max_rounds=8, max_repeats=2))).ask("Atlantis?")
+    answer = await (await connect(fake, limits=Limits(max_rounds=8, max_repeats=2))).ask(
+        "Atlantis?"
+    )
     assert answer.answered is True
     assert answer.text == GAVE_UP
     assert len(fake.requests) == 4
@@ -178,7 +134,7 @@ async def test_a_model_calling_the_same_failing_tool_forever_is_bounded(connect:
 
 
 async def test_a_failing_service_reaches_the_model_as_one_sentence(
-    connect: Any, services: SimulatedServices
+    connect: Connector, services: SimulatedServices
 ) -> None:
     """Both sources down: a degraded answer with no numbers, no status, no URL."""
     services.fail_always("open-meteo-geocoding", Fault.status(503))
@@ -190,11 +146,11 @@ async def test_a_failing_service_reaches_the_model_as_one_sentence(
     answer = await (await connect(fake)).ask("Paris?")
     [result] = tool_results(fake.bodies[1])
     assert json.loads(result["content"])["degraded"] is True
-    assert not RAW.search(result["content"])
+    assert_plain(result["content"])
     assert answer.answered is True
 
 
-async def test_a_529_is_retried_inside_the_turn(connect: Any, sleeps: list) -> None:
+async def test_a_529_is_retried_inside_the_turn(connect: Connector, sleeps: list) -> None:
     """Overloaded once: retried after a backoff, one more HTTP request, same model call."""
     fake = FakeClaude(error(529, "overloaded_error"), message(text_block("ok")))
     answer = await (await connect(fake)).ask("hi")
@@ -204,7 +160,7 @@ async def test_a_529_is_retried_inside_the_turn(connect: Any, sleeps: list) -> N
     assert len(sleeps) == 1
 
 
-async def test_a_429_waits_the_retry_after(connect: Any, sleeps: list) -> None:
+async def test_a_429_waits_the_retry_after(connect: Connector, sleeps: list) -> None:
     """Rate limited with Retry-After: 2: waits two seconds, then succeeds."""
     fake = FakeClaude(
         error(429, "rate_limit_error", headers={"retry-after": "2"}), message(text_block("ok"))
@@ -214,30 +170,30 @@ async def test_a_429_waits_the_retry_after(connect: Any, sleeps: list) -> None:
     assert sleeps == [2.0]
 
 
-async def test_an_overloaded_model_that_stays_down_gives_no_answer(connect: Any) -> None:
+async def test_an_overloaded_model_that_stays_down_gives_no_answer(connect: Connector) -> None:
     """529 on every attempt: bounded retries, then one plain unanswered sentence."""
     fake = FakeClaude(error(529, "overloaded_error"), repeat_last=True)
     with capture_logs() as logs:
         answer = await (await connect(fake)).ask("hi")
     assert answer.answered is False
     assert len(fake.requests) == 3
-    assert not RAW.search(answer.text)
+    assert_plain(answer.text)
     [failed] = [e for e in logs if e["event"] == "model.call_failed"]
     assert failed["error_type"] == "overloaded"
     assert failed["developer_note"]
 
 
-async def test_a_rejected_key_is_not_retried_and_says_how_to_fix_it(connect: Any) -> None:
+async def test_a_rejected_key_is_not_retried_and_says_how_to_fix_it(connect: Connector) -> None:
     """401: one request, and a sentence naming ANTHROPIC_API_KEY without the key."""
     fake = FakeClaude(error(401, "authentication_error", "invalid x-api-key"))
     answer = await (await connect(fake)).ask("hi")
     assert answer.answered is False
     assert len(fake.requests) == 1
     assert "ANTHROPIC_API_KEY" in answer.text
-    assert SECRET not in answer.text
+    assert API_KEY not in answer.text
 
 
-async def test_a_mid_stream_overload_is_retried(connect: Any, sleeps: list) -> None:
+async def test_a_mid_stream_overload_is_retried(connect: Connector, sleeps: list) -> None:
     """An `event: error` overloaded_error mid-stream: retried, and the streamed answer arrives."""
     seen: list[str] = []
     fake = FakeClaude(stream_error("Let me"), stream("All good."))
@@ -248,7 +204,7 @@ async def test_a_mid_stream_overload_is_retried(connect: Any, sleeps: list) -> N
     assert all(body["stream"] is True for body in fake.bodies)
 
 
-async def test_a_streamed_tool_use_runs_and_is_answered(connect: Any) -> None:
+async def test_a_streamed_tool_use_runs_and_is_answered(connect: Connector) -> None:
     """Streaming (the REPL's path): text streams out, the tool runs, its result goes back."""
     seen: list[str] = []
     fake = FakeClaude(
@@ -261,10 +217,10 @@ async def test_a_streamed_tool_use_runs_and_is_answered(connect: Any) -> None:
     assert fake.bodies[1]["messages"][1]["content"][1]["input"] == {"city": "Paris"}
     assert "".join(seen) == "Checking.Paris is mild."
     assert answer.text == "Paris is mild."
-    assert_protocol(fake)
+    check_every_request(fake)
 
 
-async def test_refusal_is_passed_on(connect: Any) -> None:
+async def test_refusal_is_passed_on(connect: Connector) -> None:
     """stop_reason refusal: the explanation reaches the user, the exchange is not kept."""
     details = {"type": "refusal", "category": "cyber", "explanation": "Not something I can do."}
     fake = FakeClaude(message(stop_reason="refusal", stop_details=details))
@@ -274,14 +230,14 @@ async def test_refusal_is_passed_on(connect: Any) -> None:
     assert len(conversation) == 0
 
 
-async def test_max_tokens_says_the_answer_was_cut_short(connect: Any) -> None:
+async def test_max_tokens_says_the_answer_was_cut_short(connect: Connector) -> None:
     """stop_reason max_tokens: the partial text and a note."""
     fake = FakeClaude(message(text_block("Paris is"), stop_reason="max_tokens"))
     answer = await (await connect(fake)).ask("hi")
     assert answer.text == f"Paris is\n\n{CUT_SHORT}"
 
 
-async def test_pause_turn_continues_with_the_paused_content(connect: Any) -> None:
+async def test_pause_turn_continues_with_the_paused_content(connect: Connector) -> None:
     """stop_reason pause_turn: the next request ends with the paused assistant content."""
     fake = FakeClaude(
         message(text_block("Thinking"), stop_reason="pause_turn"), message(text_block("Done."))
@@ -294,14 +250,14 @@ async def test_pause_turn_continues_with_the_paused_content(connect: Any) -> Non
     }
 
 
-async def test_stop_sequence_and_end_turn_end_the_turn(connect: Any) -> None:
+async def test_stop_sequence_and_end_turn_end_the_turn(connect: Connector) -> None:
     """stop_sequence ends the turn like end_turn."""
     fake = FakeClaude(message(text_block("Bye"), stop_reason="stop_sequence"))
     answer = await (await connect(fake)).ask("hi")
     assert (answer.text, answer.stop_reason) == ("Bye", "stop_sequence")
 
 
-async def test_context_window_exceeded_trims_the_history(connect: Any) -> None:
+async def test_context_window_exceeded_trims_the_history(connect: Connector) -> None:
     """model_context_window_exceeded: earlier turns dropped, the question asked again."""
     fake = FakeClaude(
         message(text_block("first")),
@@ -316,7 +272,7 @@ async def test_context_window_exceeded_trims_the_history(connect: Any) -> None:
     assert len(fake.bodies[2]["messages"]) == 1
 
 
-async def test_history_carries_across_turns(connect: Any) -> None:
+async def test_history_carries_across_turns(connect: Connector) -> None:
     """A second question is sent with the first exchange before it."""
     fake = FakeClaude(message(text_block("It's 8.8°C.")), message(text_block("Yes.")))
     agent = await connect(fake)
@@ -326,7 +282,7 @@ async def test_history_carries_across_turns(connect: Any) -> None:
     assert [m["role"] for m in fake.bodies[1]["messages"]] == ["user", "assistant", "user"]
 
 
-async def test_every_failure_is_logged_once_with_its_developer_note(connect: Any) -> None:
+async def test_every_failure_is_logged_once_with_its_developer_note(connect: Connector) -> None:
     """Unknown city, unknown tool and a 500: each failure event carries a developer_note."""
     fake = FakeClaude(
         message(
@@ -358,7 +314,7 @@ async def test_online_tools_over_respx_leak_nothing_to_the_model(
         message(text_block("Weather is unavailable.")),
     )
     claude.mock(side_effect=lambda request: _as_httpx(fake(request)))
-    agent = await open_agent(SETTINGS, policy=Policy(sleep=fake_sleep), sleep=fake_sleep)
+    agent = await open_agent(ONLINE, policy=Policy(sleep=fake_sleep), sleep=fake_sleep)
     with capture_logs() as logs:
         answer = await agent.ask("Paris?")
     await agent.aclose()

@@ -18,7 +18,15 @@ from agent.loop import CONTEXT_FULL, CUT_SHORT, GAVE_UP, REFUSED, WRAP_UP, Turn
 from agent.model_call import ModelCaller
 from agent.models.faults import api_error
 from agent.models.offline import make_message
-from tests.agent.helpers import SECRET, ScriptedModel, calls, registry, text, user_blocks
+from tests.agent.helpers import (
+    SECRET,
+    ScriptedModel,
+    assert_error_sentence,
+    calls,
+    registry,
+    text,
+    user_blocks,
+)
 from tools import Registry, Tool, ToolResult
 
 
@@ -141,9 +149,17 @@ async def test_the_same_failing_call_is_not_run_again() -> None:
     )
     with capture_logs() as logs:
         answer = await run(model)
-    repeat = answer.tool_results[1]["content"]
-    assert "do not repeat" in repeat
-    assert [e["event"] for e in logs].count("agent.repeated_call") == 1
+    repeat = answer.tool_results[1]
+    assert repeat["is_error"] is True
+    assert "do not repeat" in repeat["content"]
+    assert_error_sentence(repeat["content"])
+    [event] = [e for e in logs if e["event"] == "agent.repeated_call"]
+    assert (event["error_type"], event["action"], event["retryable"]) == (
+        "repeated_call",
+        "fix_input",
+        False,
+    )
+    assert event["developer_note"]
     assert len([a for a in answer.attempts if a.tool == "get_weather"]) == 1
 
 
@@ -211,6 +227,21 @@ async def test_max_tokens_inside_a_tool_call_leaves_a_valid_history() -> None:
     assert CUT_SHORT in answer.text
     assert conversation.messages[-2]["content"][0]["type"] == "tool_result"  # type: ignore[index]
     assert [a.tool for a in answer.attempts] == ["model"]
+
+
+async def test_an_unrun_tool_call_is_closed_with_one_sentence_and_logged_once() -> None:
+    """The closing tool_result is one plain sentence; agent.tool_not_run carries its note."""
+    conversation = Conversation()
+    message = calls(("get_weather", {"city": "Par"}), stop_reason="max_tokens")
+    with capture_logs() as logs:
+        await run(ScriptedModel(message), conversation=conversation)
+    closing: dict[str, Any]
+    [closing] = conversation.messages[-2]["content"]  # type: ignore[assignment,misc]
+    assert closing["is_error"] is True
+    assert_error_sentence(closing["content"])
+    [event] = [e for e in logs if e["event"] == "agent.tool_not_run"]
+    assert (event["tool_use_id"], event["error_type"]) == ("toolu_00", "tool_not_run")
+    assert event["developer_note"]
 
 
 async def test_pause_turn_sends_the_turn_back_as_it_is() -> None:

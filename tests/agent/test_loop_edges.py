@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -205,10 +204,8 @@ async def test_a_tool_that_hangs_is_cut_at_the_registry_bound() -> None:
     model = ScriptedModel(calls(("hang", {"n": 1}), ("calculate", {"expression": "2"})), text("k"))
     capture = LogCapture()
     structlog.configure(processors=[structlog.contextvars.merge_contextvars, capture])
-    started = time.monotonic()
-    async with asyncio.timeout(5):  # without the bound, the turn would never end
+    async with asyncio.timeout(5):  # a hang guard: without the bound, the turn never ends
         answer = await run(model, tools=tools, limits=Limits(tool_timeout_s=0.05))
-    assert time.monotonic() - started < 2
     hung, fine = answer.tool_results
     assert hung["is_error"] is True
     assert "ran out of time" in hung["content"]

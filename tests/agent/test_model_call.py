@@ -170,7 +170,7 @@ async def test_an_unknown_model_says_to_check_the_model_setting(fake_sleep: Any)
         (api_error(500, "api_error"), "Claude did not answer — retrying now"),
         (
             api_error(429, "rate_limit_error", headers={"retry-after": "2.5"}),
-            "Claude is busy — retrying in 3 s",
+            "Claude is busy — retrying in 3 seconds",
         ),
     ],
     ids=["a short backoff", "Retry-After: 2.5"],

@@ -23,13 +23,53 @@ def test_a_key_means_claude_with_the_default_model() -> None:
 
 
 @pytest.mark.parametrize(
-    ("env", "offline"),
-    [({"AGENT_OFFLINE": "1"}, False), ({}, True), ({"AGENT_OFFLINE": "0"}, False)],
+    ("env", "flag", "offline"),
+    [
+        ({}, False, False),
+        ({}, True, True),
+        ({"AGENT_OFFLINE": "1"}, False, True),
+        ({"AGENT_OFFLINE": "true"}, False, True),
+        ({"AGENT_OFFLINE": "yes"}, False, True),
+        ({"AGENT_OFFLINE": "on"}, False, True),
+        ({"AGENT_OFFLINE": " On "}, False, True),
+        ({"AGENT_OFFLINE": "0"}, False, False),
+        ({"AGENT_OFFLINE": "false"}, False, False),
+        ({"AGENT_OFFLINE": ""}, False, False),
+        ({"AGENT_OFFLINE": "0"}, True, True),
+    ],
+    ids=[
+        "key only",
+        "--offline",
+        "=1",
+        "=true",
+        "=yes",
+        "=on",
+        "= On (spaced)",
+        "=0",
+        "=false",
+        "=empty",
+        "--offline beats =0",
+    ],
 )
-def test_offline_can_be_forced_even_with_a_key(env: dict[str, str], offline: bool) -> None:
-    """AGENT_OFFLINE=1 or --offline force offline; AGENT_OFFLINE=0 does not."""
-    settings = Settings.from_env({"ANTHROPIC_API_KEY": SECRET, **env}, offline=offline)
-    assert settings.offline is (env.get("AGENT_OFFLINE") == "1" or offline)
+def test_offline_can_be_forced_even_with_a_key(
+    env: dict[str, str], flag: bool, offline: bool
+) -> None:
+    """AGENT_OFFLINE=1/true/yes/on or --offline force offline; 0, false or empty do not."""
+    settings = Settings.from_env({"ANTHROPIC_API_KEY": SECRET, **env}, offline=flag)
+    assert settings.offline is offline
+
+
+def test_the_claude_key_is_given_only_when_online() -> None:
+    """claude_key: the key online; None offline, even with a key."""
+    assert Settings.from_env({"ANTHROPIC_API_KEY": SECRET}).claude_key == SECRET
+    assert Settings.from_env({"ANTHROPIC_API_KEY": SECRET}, offline=True).claude_key is None
+    assert Settings.from_env({}).claude_key is None
+
+
+def test_online_settings_without_a_key_are_refused() -> None:
+    """Settings(offline=False) with no key is a caller's mistake, caught at once."""
+    with pytest.raises(ValueError, match="api_key"):
+        Settings(offline=False)
 
 
 def test_model_base_url_and_log_file_come_from_the_environment() -> None:

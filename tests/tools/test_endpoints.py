@@ -1,9 +1,11 @@
-"""Endpoints: defaults from DESIGN.md, overrides from an environment mapping."""
+"""Endpoints: defaults from DESIGN.md, overrides from an environment mapping, URL checks."""
 
 from __future__ import annotations
 
 import pytest
 
+from errors import BadSetting
+from tools import check_http_url
 from tools.weather import Endpoints
 
 
@@ -67,3 +69,48 @@ def test_a_refused_url_is_reported_without_its_key() -> None:
     with pytest.raises(ValueError, match="http") as caught:
         Endpoints.from_env({"WTTR_URL": "ftp://wttr.test/?key=S3cret-Key"})
     assert "S3cret-Key" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.open-meteo.com/v1/forecast",
+        "http://127.0.0.1:8080/geo?apikey=K3y",
+        "http://[::1]:1/wttr",
+        "HTTPS://Example.test",
+    ],
+)
+def test_an_http_url_with_a_host_passes(url: str) -> None:
+    """http(s), a host, and a port in range if there is one."""
+    check_http_url("SOME_URL", url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        pytest.param("file:///etc/passwd", id="not http"),
+        pytest.param("ftp://wttr.test/", id="ftp"),
+        pytest.param("wttr.in", id="no scheme"),
+        pytest.param("https://", id="no host"),
+        pytest.param("https:///v1/search", id="empty host"),
+        pytest.param("http://host:99999/x", id="port out of range"),
+        pytest.param("http://host:port/x", id="port not a number"),
+        pytest.param("http://[::1/x", id="unparseable"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_anything_else_is_a_bad_setting_named_not_echoed(url: str) -> None:
+    """The setting is named, the value (it may hold a key) is not repeated."""
+    with pytest.raises(BadSetting) as caught:
+        check_http_url("OPEN_METEO_FORECAST_URL", url + "?key=S3cret")
+    assert (caught.value.name, caught.value.problem) == (
+        "OPEN_METEO_FORECAST_URL",
+        "must be an http(s) URL",
+    )
+    assert "S3cret" not in str(caught.value)
+
+
+def test_endpoints_refuse_a_url_without_a_host() -> None:
+    """Endpoints use the same check: "https://" alone fails at start-up."""
+    with pytest.raises(BadSetting, match="OPEN_METEO_GEOCODING_URL"):
+        Endpoints.from_env({"OPEN_METEO_GEOCODING_URL": "https://"})

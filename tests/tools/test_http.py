@@ -60,10 +60,9 @@ async def test_client_has_connect_and_read_timeouts() -> None:
 async def test_huge_body_is_never_read_whole() -> None:
     """A 10 MB streamed body stops at the cap: only about the cap is ever produced."""
     body = Endless()
-    transport = serving(httpx.Response(200, content=body))
-    async with make_client(transport=transport, max_bytes=100_000) as client:
+    async with make_client(transport=serving(httpx.Response(200, content=body))) as client:
         with pytest.raises(ResponseTooLarge):
-            await client.get("https://example.test/")
+            await get_capped(client, "https://example.test/", source="svc", max_bytes=100_000)
     assert body.produced <= 100_000 + body.chunk
 
 
@@ -72,9 +71,9 @@ async def test_declared_length_over_the_cap_is_refused_unread() -> None:
     body = Endless(size=200)
     headers = {"Content-Length": "5000000"}
     transport = serving(httpx.Response(200, content=body, headers=headers))
-    async with make_client(transport=transport, max_bytes=1000) as client:
+    async with make_client(transport=transport) as client:
         with pytest.raises(ResponseTooLarge, match="declared length"):
-            await client.get("https://example.test/")
+            await get_capped(client, "https://example.test/", source="svc", max_bytes=1000)
     assert body.produced == 0
 
 

@@ -2,12 +2,12 @@
 
 These are the only tests that take real time (about half a second each): the timeouts are
 asyncio's own, on real connections, with the client's read timeout left long on purpose.
+They assert what was cut and how often, never how long it took: a loaded machine is slow.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 
@@ -80,17 +80,15 @@ REAL_TIME = Policy(attempt_timeout_s=0.2, deadline_s=0.5, base_backoff_s=0.01, m
 
 @pytest.mark.parametrize("behaviour", [hang, drip], ids=["hanging", "dripping"])
 async def test_a_stuck_server_cannot_hold_the_turn(behaviour: Behaviour) -> None:
-    """Hanging or dripping a byte every 50 ms, the call ends degraded within its deadline."""
+    """Hanging or dripping a byte every 50 ms, each attempt is cut by its timeout and the last
+    by the call's deadline (not the client's longer read timeout): the call ends degraded."""
     async with Loopback(behaviour) as server:
         client = make_client(connect_timeout=1.0, read_timeout=1.0)
-        async with client:
+        async with client, asyncio.timeout(10):  # a hang guard, not a timing assertion
             tool = weather_tool(client, endpoints=server.endpoints(), policy=REAL_TIME)
-            started = time.monotonic()
             with capture_logs() as logs:
                 result = await ask(tool, "Paris")
-            elapsed = time.monotonic() - started
     assert parsed(result.content)["degraded"] is True
-    assert 0.4 <= elapsed < 1.0
     outcomes = [(a.source, a.outcome) for a in result.attempts]
     assert outcomes == [
         ("open-meteo", "timeout"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable
 
 import httpx
@@ -22,17 +23,18 @@ from tests.tools.fakes import FakeClock
 from tools._types import Progress
 from tools.middleware import (
     AttemptInfo,
-    Deadline,
+    Decision,
     Outcome,
     Policy,
     Resilience,
     RetryBudget,
     Source,
     decide,
-    full_jitter,
-    retry_wait,
+    retry_phrase,
 )
-from tools.middleware._call import Call, in_seconds, retry_phrase
+from tools.middleware._call import _whole
+from tools.middleware._deadline import Deadline
+from tools.middleware._policy import full_jitter
 
 
 class Scripted:
@@ -120,26 +122,29 @@ async def test_trusted_not_found_stands_past_an_untrusted_one(resilience: Resili
     assert len(doubtful.seen) == 1
 
 
-async def test_degraded_log_carries_the_last_verdict(resilience: Resilience) -> None:
-    """tool.degraded has the final failure's fields, from the last source, and no attempt."""
+async def test_degraded_log_names_the_last_failure_once(resilience: Resilience) -> None:
+    """tool.degraded names the last source and its error type; the rest was logged with that
+    attempt and is not repeated (no note, action, retryable or attempt)."""
     with capture_logs() as logs:
         await run(resilience, Scripted(unavailable()), Scripted(BadUpstreamData("x", source="b")))
     failed = [e for e in logs if e["event"] == "tool.attempt_failed"]
     [degraded] = [e for e in logs if e["event"] == "tool.degraded"]
     assert (degraded["last_source"], degraded["error_type"]) == ("b", "bad_data")
-    for field in ("action", "retryable", "developer_note"):
-        assert degraded[field] == failed[-1][field]
-    assert "attempt" not in degraded
+    assert (failed[-1]["source"], failed[-1]["error_type"]) == ("b", "bad_data")
+    assert not {"developer_note", "action", "retryable", "attempt"} & degraded.keys()
     assert len(failed) == 4
 
 
-async def test_degraded_with_no_source_still_has_a_note(resilience: Resilience) -> None:
-    """With nothing to call, the degraded event still carries a developer_note."""
+async def test_degraded_with_no_source_is_still_logged(resilience: Resilience) -> None:
+    """With nothing to call, the call still ends with one tool.degraded event, naming nothing."""
     with capture_logs() as logs:
         outcome = await resilience.run("getting the answer", [])
     [degraded] = logs
-    assert (degraded["event"], degraded["error_type"]) == ("tool.degraded", None)
-    assert degraded["developer_note"]
+    assert (degraded["event"], degraded["last_source"], degraded["error_type"]) == (
+        "tool.degraded",
+        None,
+        None,
+    )
     assert outcome.value is None
 
 
@@ -150,12 +155,12 @@ async def test_degraded_with_no_source_still_has_a_note(resilience: Resilience) 
         (0.004, "retrying now"),
         (0.25, "retrying now"),
         (0.49, "retrying now"),
-        (0.5, "retrying in 1 s"),
-        (1.4, "retrying in 1 s"),
-        (1.5, "retrying in 2 s"),
-        (2.0, "retrying in 2 s"),
-        (2.5, "retrying in 3 s"),
-        (3.97, "retrying in 4 s"),
+        (0.5, "retrying in 1 second"),
+        (1.4, "retrying in 1 second"),
+        (1.5, "retrying in 2 seconds"),
+        (2.0, "retrying in 2 seconds"),
+        (2.5, "retrying in 3 seconds"),
+        (3.97, "retrying in 4 seconds"),
     ],
 )
 def test_retry_phrase_never_says_zero_seconds(wait: float, words: str) -> None:
@@ -163,9 +168,9 @@ def test_retry_phrase_never_says_zero_seconds(wait: float, words: str) -> None:
     assert retry_phrase(wait) == words
 
 
-def test_in_seconds_is_at_least_one() -> None:
-    """A wait is never shown as "0 s"."""
-    assert [in_seconds(w) for w in (0.0, 0.6, 5.0)] == ["1 s", "1 s", "5 s"]
+def test_a_wait_in_words_is_at_least_one_second() -> None:
+    """A wait is never shown as "0 seconds"."""
+    assert [_whole(w) for w in (0.0, 0.6, 5.0)] == ["1 second", "1 second", "5 seconds"]
 
 
 async def test_a_tiny_backoff_reads_retrying_now(clock: FakeClock) -> None:
@@ -209,8 +214,22 @@ async def test_max_attempts_caps_even_retryable_failures(policy: Policy, clock: 
     assert len(source.seen) == 2
 
 
-def verdict_for(error: BaseException, retry_count: int = 0) -> Verdict:
-    return classify(error, "getting the answer", retry_count=retry_count)
+def verdict_for(
+    error: BaseException | str, retry_count: int = 0, cap: float = Policy().max_wait_s
+) -> Verdict:
+    return classify(error, "getting the answer", retry_count=retry_count, max_wait_s=cap)
+
+
+def decision_for(
+    error: BaseException | str,
+    policy: Policy,
+    retry_count: int = 0,
+    remaining: float = math.inf,
+    budget: RetryBudget | None = None,
+) -> Decision:
+    """The decision a retry loop takes, classifying with its cap as `decide` expects."""
+    verdict = verdict_for(error, retry_count, policy.wait_cap(remaining))
+    return decide(verdict, policy, retry_count, remaining, budget=budget)
 
 
 def busy(retry_after: str) -> UpstreamStatus:
@@ -246,25 +265,37 @@ def test_decide_follows_error_to_action(
 ) -> None:
     """Retry only on retry/wait: hints within the cap, at once after a failure to connect,
     else full-jitter backoff."""
-    call = Call("demo", "getting the answer", policy, None)
-    decision = decide(verdict_for(error, retry_count), retry_count, call, RetryBudget(), error)
+    decision = decision_for(error, policy, retry_count, policy.deadline_s, RetryBudget())
     assert (decision.retry, decision.reason, decision.wait_s) == (retry, reason, wait)
 
 
-def test_retry_wait_needs_the_exception_to_skip_the_backoff(policy: Policy) -> None:
-    """A network verdict alone does not say whether anything was sent: it backs off."""
-    refused = httpx.ConnectError("[Errno 111] Connection refused")
-    verdict = verdict_for(refused)
-    assert retry_wait(refused, verdict, policy, 0) == (0.0, "reconnect")
-    assert retry_wait(None, verdict, policy, 0) == (0.25, "backoff")
+@pytest.mark.parametrize(
+    ("error", "reason", "wait"),
+    [
+        ("connect ECONNREFUSED 10.0.0.1:443", "reconnect", 0.0),
+        ("getaddrinfo ENOTFOUND api.example.test", "reconnect", 0.0),
+        ("read ECONNRESET", "backoff", 0.25),
+    ],
+)
+def test_the_verdict_alone_tells_a_connection_that_never_opened(
+    error: str, reason: str, wait: float, policy: Policy
+) -> None:
+    """No exception class is needed: error-to-action's facts say whether anything was sent."""
+    decision = decision_for(error, policy)
+    assert (decision.retry, decision.reason, decision.wait_s) == (True, reason, wait)
 
 
-def test_retry_wait_keeps_backoff_for_a_connect_failure_told_to_wait(policy: Policy) -> None:
-    """Only a `retry` verdict skips the backoff: a `wait` one (capacity) still gets it."""
-    refused = httpx.ConnectError("[Errno 111] Connection refused")
-    waiting = verdict_for(UpstreamStatus(429, "busy"))
-    assert retry_wait(refused, waiting, policy, 0) == (0.25, "backoff")
-    assert retry_wait(refused, verdict_for(busy("3")), policy, 0) == (3.0, "retry_after")
+def test_a_wait_verdict_without_a_hint_backs_off(policy: Policy) -> None:
+    """Capacity without a Retry-After gets full-jitter backoff; with one, the hint is slept."""
+    assert decision_for(UpstreamStatus(429, "busy"), policy) == Decision(True, "backoff", 0.25)
+    assert decision_for(busy("3"), policy) == Decision(True, "retry_after", 3.0)
+
+
+def test_decide_needs_no_deadline_or_budget() -> None:
+    """A loop with neither (the model calls) gets the same decision from the policy alone."""
+    patient = Policy(max_wait_s=30.0, rand=lambda: 0.5)
+    assert decision_for(busy("20"), patient) == Decision(True, "retry_after", 20.0)
+    assert decision_for(busy("45"), patient) == Decision(False, "hint_beyond_cap")
 
 
 async def test_a_refused_connection_is_retried_at_once(
@@ -313,11 +344,27 @@ async def test_an_immediate_retry_still_spends_the_retry_budget(clock: FakeClock
     assert len(refusing.seen) == 1
 
 
-def test_decide_never_sleeps_past_the_deadline(policy: Policy, clock: FakeClock) -> None:
-    """A wait longer than the time left is refused, so the fallback gets the time."""
-    call = Call("demo", "getting the answer", policy, None)
-    clock.advance(policy.deadline_s - 2.5)
-    decision = decide(verdict_for(busy("3")), 0, call, RetryBudget())
+def test_a_hint_longer_than_the_time_left_is_beyond_the_cap(policy: Policy) -> None:
+    """A Retry-After within the cap but past the deadline is not slept: reported instead."""
+    verdict = verdict_for(busy("3"), cap=policy.wait_cap(2.5))
+    assert verdict.beyond_cap
+    assert decide(verdict, policy, 0, 2.5) == Decision(False, "hint_beyond_cap")
+
+
+async def test_a_hint_past_the_deadline_is_kept_for_the_answer(clock: FakeClock) -> None:
+    """With no fallback, a Retry-After longer than the time left is not slept but reported."""
+    policy = Policy(sleep=clock.sleep, clock=clock, deadline_s=3.0, max_wait_s=5.0)
+    with capture_logs() as logs:
+        outcome = await run(Resilience("demo", policy), Scripted(busy("4")))
+    assert clock.sleeps == []
+    assert (outcome.value, outcome.retry_after_s) == (None, 4.0)
+    [failed] = [e for e in logs if e["event"] == "tool.attempt_failed"]
+    assert failed["next"] == "hint_beyond_cap"
+
+
+def test_decide_never_sleeps_past_the_deadline(policy: Policy) -> None:
+    """A backoff as long as the time left is refused, so the fallback gets the time."""
+    decision = decision_for(unavailable(), policy, remaining=0.25)
     assert (decision.retry, decision.reason) == (False, "deadline")
 
 
@@ -325,7 +372,7 @@ def test_decide_respects_an_empty_retry_budget(policy: Policy) -> None:
     """When the agent's retry budget is spent, nothing is retried."""
     budget = RetryBudget(max_tokens=2)
     budget.record_failure()
-    decision = decide(verdict_for(unavailable()), 0, Call("demo", "x", policy, None), budget)
+    decision = decision_for(unavailable(), policy, budget=budget)
     assert (decision.retry, decision.reason) == (False, "retry_budget")
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from errors import InvalidInput
 from tools._arith import evaluate
-from tools.weather import path_segment
+from tools.weather._wttr import path_segment
 
 ARITHMETIC = st.text(alphabet="0123456789.+-*/%() e", max_size=40)
 

@@ -1,12 +1,17 @@
-"""The registry: definitions, and everything wrong with a call caught before the network."""
+"""The registry: definitions, everything wrong with a call caught before the network, and
+the bound on a call that does not end."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
 
 import httpx
 import pytest
 from pydantic import BaseModel
 from structlog.testing import capture_logs
 
+from errors import InvalidInput, classify
 from tests.tools.upstream import is_safe_for_a_model
 from tools import (
     Attempt,
@@ -135,3 +140,75 @@ async def test_registry_failures_are_logged_once_as_its_attempt(registry: Regist
     assert (event["event"], event["source"], event["attempt"]) == ("tool.unknown", "registry", 1)
     assert event["tool"] == result.attempts[0].tool == "x" * 80
     assert event["developer_note"]
+
+
+def hanging_tool() -> Tool:
+    async def hang(_args: _Input) -> ToolResult:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    return Tool("hangs", "Never answers.", _Input, hang, "checking something")
+
+
+async def test_a_handler_past_its_timeout_is_a_deadline_result() -> None:
+    """`timeout_s` cuts a hanging handler: one deadline_exceeded result, one registry attempt."""
+    async with asyncio.timeout(5):  # a hang guard, not a timing assertion
+        with capture_logs() as logs:
+            result = await Registry([hanging_tool()]).dispatch(
+                "hangs", {"value": "x"}, timeout_s=0.01
+            )
+    assert result.is_error
+    assert result.error is not None
+    assert result.content == result.error.user_message
+    assert registry_line(result) == ("hangs", "registry", 1, "deadline_exceeded", "escalate")
+    assert is_safe_for_a_model(result.content)
+    [event] = logs
+    assert event["event"] == "tool.timed_out"
+    assert {k: event[k] for k in result.error.log_fields()} == result.error.log_fields()
+
+
+async def test_a_timeout_error_raised_by_the_handler_is_a_crash() -> None:
+    """A TimeoutError of the handler's own, within the bound, is a bug, not the registry's cut."""
+
+    async def broken(_args: _Input) -> ToolResult:
+        raise TimeoutError("inner")
+
+    tool = Tool("broken", "Always fails.", _Input, broken, "checking something")
+    with capture_logs() as logs:
+        result = await Registry([tool]).dispatch("broken", {"value": "x"}, timeout_s=60)
+    assert [e["event"] for e in logs] == ["tool.crashed"]
+    assert result.is_error
+
+
+class _Counted(BaseModel):
+    """An input model that counts how often its JSON schema is rendered."""
+
+    renders: ClassVar[int] = 0
+    value: str
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        _Counted.renders += 1
+        return super().model_json_schema(*args, **kwargs)
+
+
+async def test_definitions_are_built_once() -> None:
+    """Every model call asks for the definitions; the schemas are rendered only at start."""
+
+    async def answer(_args: _Counted) -> ToolResult:
+        return ToolResult("ok")
+
+    registry = Registry([Tool("counted", "Counts.", _Counted, answer, "counting")])
+    first, second = registry.definitions(), registry.definitions()
+    assert first == second
+    assert first[0]["input_schema"]["required"] == ["value"]
+    assert _Counted.renders == 1
+
+
+def test_failed_result_carries_only_the_sentence() -> None:
+    """ToolResult.failed: is_error, the verdict kept, and the model reads its user_message."""
+    error = classify(InvalidInput("city", "is empty", "give a name"), "getting the weather").result
+    attempt = Attempt("get_weather", "registry", 1, 0.0, error.error_type)
+    result = ToolResult.failed(error, (attempt,))
+    assert (result.content, result.is_error) == (error.user_message, True)
+    assert (result.error, result.attempts) == (error, (attempt,))

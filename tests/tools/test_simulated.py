@@ -10,10 +10,9 @@ import pytest
 from tests.tools.fakes import FakeClock
 from tests.tools.upstream import ask, parsed
 from tools import Fault, Policy, Progress, SimulatedServices, Tool, weather_tool
-from tools.simulated import PLACES
-from tools.weather import LIGHT_VARIABLES
+from tools.simulated import FORECAST, GEOCODING, PLACES, WTTR
+from tools.weather._open_meteo import LIGHT_VARIABLES
 
-GEO, FORECAST, WTTR = "open-meteo-geocoding", "open-meteo-forecast", "wttr"
 CITIES = ["Paris", "London", "Tokyo", "Mumbai", "Bonn", "New York", "Sydney", "Berlin"]
 
 
@@ -55,7 +54,7 @@ async def test_weather_is_deterministic(sim_weather: Tool) -> None:
 
 async def test_wttr_answers_like_wttr(sim: SimulatedServices, sim_weather: Tool) -> None:
     """With Open-Meteo down, the simulated wttr.in answers in strings, rounded."""
-    sim.fail_always(GEO, Fault.status(401))
+    sim.fail_always(GEOCODING, Fault.status(401))
     result = await ask(sim_weather, "Bonn")
     assert result.content == (
         '{"city": "Bonn", "temperature": "9°C", "condition": "fog", "humidity": "76%", '
@@ -121,7 +120,7 @@ async def test_city_with_a_country_or_region_answers_offline(
 
 async def test_simulated_wttr_reads_a_region_too(sim: SimulatedServices, sim_weather: Tool) -> None:
     """With Open-Meteo down, wttr.in resolves "Paris, Texas" to that Paris, as wttr.in does."""
-    sim.fail_always(GEO, Fault.status(401))
+    sim.fail_always(GEOCODING, Fault.status(401))
     report = parsed((await ask(sim_weather, "Paris, Texas")).content)
     assert (report["city"], report["temperature"], report["source"]) == (
         "Paris, Texas",
@@ -136,7 +135,7 @@ async def test_unknown_place_costs_one_request_per_source(
     """Atlantis: Open-Meteo has no results, wttr.in's 500 text is read as not found, not
     retried; no sleep, and the model is asked to fix the name."""
     result = await ask(sim_weather, "Atlantis")
-    assert [len(sim.calls[source]) for source in (GEO, FORECAST, WTTR)] == [1, 0, 1]
+    assert [len(sim.calls[source]) for source in (GEOCODING, FORECAST, WTTR)] == [1, 0, 1]
     assert clock.sleeps == []
     assert [(a.source, a.outcome) for a in result.attempts] == [
         ("open-meteo", "not_found"),
@@ -199,7 +198,7 @@ def test_gazetteer_places_are_told_apart_by_coordinates() -> None:
     ("source", "fault"),
     [
         (source, fault)
-        for source in (GEO, FORECAST)
+        for source in (GEOCODING, FORECAST)
         for fault in (Fault.status(503), Fault.reset(), Fault.refused(), Fault.html(),
                       Fault.drift(), Fault.nulls(), Fault.huge(), Fault.not_json())
     ],
@@ -234,7 +233,7 @@ async def test_both_sources_failing_degrades(
     fault: Fault, later: str, sim: SimulatedServices, sim_weather: Tool
 ) -> None:
     """With Open-Meteo refusing and wttr.in faulty, the answer is degraded and honest."""
-    sim.fail_always(GEO, Fault.status(403))
+    sim.fail_always(GEOCODING, Fault.status(403))
     sim.fail_always(WTTR, fault)
     result = await ask(sim_weather, "Sydney")
     assert result.content == degraded("Sydney", later)
@@ -268,7 +267,7 @@ async def test_dripping_body_is_cut_by_the_attempt_timeout(
     """One byte every 10 ms never trips a read timeout, but the attempt timeout cuts it."""
     policy = Policy(sleep=clock.sleep, clock=clock, attempt_timeout_s=0.05)
     sim.fail_always(WTTR, Fault.drip(0.01))
-    sim.fail_always(GEO, Fault.status(401))
+    sim.fail_always(GEOCODING, Fault.status(401))
     progress: list[Progress] = []
     tool = weather_tool(sim_client, policy=policy, observer=progress.append)
     result = await ask(tool, "London")

@@ -12,27 +12,16 @@ from typing import Any, Generic, TypeVar
 
 import structlog
 
-from errors import InvalidInput, NotFound, Verdict
+from errors import InvalidInput, NotFound, Verdict, duration
 from tools._types import Attempt, Observer, Progress, ProgressKind
 from tools.middleware._deadline import Deadline
+from tools.middleware._decide import Decision
 from tools.middleware._policy import Policy
 
-__all__ = ["Call", "Decision", "Outcome", "in_seconds", "retry_phrase"]
+__all__ = ["Call", "Outcome", "retry_phrase"]
 
 T = TypeVar("T")
 log = structlog.get_logger("tools")
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What follows a failed attempt: `reason` is "backoff", "retry_after" or "reconnect" (at
-    once, after a connect-phase failure) when retrying, else why not ("not_retryable",
-    "hint_beyond_cap", "deadline", "retry_budget", "attempt_cap").
-    """
-
-    retry: bool
-    reason: str
-    wait_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +33,7 @@ class Outcome(Generic[T]):
     attempts: tuple[Attempt, ...]
     failure: Verdict | None = None  # the last failure, when no source answered
     fix: NotFound | InvalidInput | None = None  # the caller's input must change
-    retry_after_s: float | None = None  # a wait asked for, too long to take inside the call
+    retry_after_s: float | None = None  # a wait asked for, beyond the cap or the time left
 
 
 class Call:
@@ -59,6 +48,7 @@ class Call:
         self.attempts: list[Attempt] = []
         self.failure: Verdict | None = None  # the latest failure: at the end, the last one
         self.failure_source: str | None = None
+        self.failure_type: str | None = None
         self.fix: NotFound | InvalidInput | None = None
         self.retry_after_s: float | None = None
 
@@ -72,7 +62,7 @@ class Call:
         """Record, log and report one failed attempt."""
         wait = decision.wait_s if decision.retry else None
         self._record(source, number, duration_s, verdict, wait)
-        if decision.reason == "hint_beyond_cap":
+        if verdict.beyond_cap:  # not slept: the degraded answer says when to try again
             self.retry_after_s = verdict.hint_s
         log.warning(
             "tool.attempt_failed",
@@ -90,11 +80,11 @@ class Call:
         result = verdict.result
         outcome, action = result.error_type, result.action.value
         self.attempts.append(Attempt(self.tool, source, number, duration_s, outcome, action, wait))
-        self.failure, self.failure_source = verdict, source
+        self.failure, self.failure_source, self.failure_type = verdict, source, outcome
 
     def _report_retry(self, source: str, decision: Decision) -> None:
         if decision.reason == "retry_after":
-            words = f"{source} is busy — waiting {in_seconds(decision.wait_s)} as it asked"
+            words = f"{source} is busy — waiting {_whole(decision.wait_s)} as it asked"
             self.notify("waiting", source, words, decision.wait_s)
         else:
             words = f"{source} failed — {retry_phrase(decision.wait_s)}"
@@ -128,23 +118,15 @@ class Call:
         )
 
     def _degraded(self) -> None:
-        """Log the end of the chain with the verdict that ended it (already logged as an
-        attempt, which is not repeated: no `attempt` field here)."""
-        log.warning("tool.degraded", tool=self.tool, **self._last_failure())
+        """Log the end of the chain: which source failed last, and how. Its fields (note
+        included) were logged with that attempt, once; they are not repeated here."""
+        log.warning(
+            "tool.degraded",
+            tool=self.tool,
+            last_source=self.failure_source,
+            error_type=self.failure_type,
+        )
         self.notify("degraded", "", "no source answered — giving a partial answer")
-
-    def _last_failure(self) -> dict[str, Any]:
-        if self.failure is None:
-            note = f"no source could be called while {self.operation}"
-            return {"error_type": None, "action": None, "retryable": False, "developer_note": note}
-        result = self.failure.result
-        return {
-            "last_source": self.failure_source,
-            "error_type": result.error_type,
-            "action": result.action.value,
-            "retryable": result.retryable,
-            "developer_note": result.developer_note,
-        }
 
     def notify(
         self, kind: ProgressKind, source: str, message: str, wait_s: float | None = None
@@ -158,23 +140,19 @@ class Call:
             log.exception("tool.observer_failed", tool=self.tool, source=source)
 
     def _fields(self, source: str, number: int, verdict: Verdict) -> dict[str, Any]:
-        result = verdict.result
         return {
             "tool": self.tool,
             "source": source,
             "attempt": number,
-            "error_type": result.error_type,
-            "action": result.action.value,
-            "retryable": result.retryable,
-            "developer_note": result.developer_note,
+            **verdict.result.log_fields(),
         }
 
 
 def retry_phrase(wait_s: float) -> str:
-    """ "retrying now" for a wait under half a second, else "retrying in 2 s" (whole seconds)."""
-    return "retrying now" if wait_s < 0.5 else f"retrying in {in_seconds(wait_s)}"
+    """ "retrying now" for a wait under half a second, else "retrying in 2 seconds"."""
+    return "retrying now" if wait_s < 0.5 else f"retrying in {_whole(wait_s)}"
 
 
-def in_seconds(wait_s: float) -> str:
-    """A wait in whole seconds, halves rounded up and never below one: "1 s", "3 s"."""
-    return f"{max(1, math.floor(wait_s + 0.5))} s"
+def _whole(wait_s: float) -> str:
+    """A wait in words, in whole seconds with halves rounded up, never "0 seconds"."""
+    return duration(math.floor(wait_s + 0.5))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -33,6 +34,11 @@ class Policy:
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     clock: Callable[[], float] = time.monotonic
     rand: Callable[[], float] = random.random  # in [0, 1): the jitter
+
+    def wait_cap(self, remaining_s: float = math.inf) -> float:
+        """The longest wait worth taking now, with `remaining_s` left of the deadline: pass it
+        as `errors.classify(…, max_wait_s=…)`, so that a longer Retry-After is `beyond_cap`."""
+        return min(self.max_wait_s, remaining_s)
 
 
 def full_jitter(policy: Policy, retry_count: int) -> float:

@@ -1,10 +1,10 @@
 """Retry on tenacity, with every decision taken by error-to-action.
 
-After each failed attempt the classifier is asked (with the attempt's retry count, so its
-per-kind bounds apply); only `retry` and `wait` go again. How long to wait first is
-`retry_wait`'s one rule: a Retry-After within the cap and the deadline is slept (a longer one
-is not slept at all: the fallback is quicker); a connection that never reached a server is
-retried at once; anything else waits a full-jitter backoff. The retry budget can veto any retry.
+After each failed attempt the classifier is asked, with the attempt's retry count (so its
+per-kind bounds apply) and the wait cap (the policy's, or the time left if shorter); `decide`
+then carries out its verdict: a Retry-After within the cap is slept, a longer one is not (the
+fallback is quicker), a connection that never opened is retried at once, anything else after
+a full-jitter backoff; the attempt cap, the deadline and the retry budget can veto any retry.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from errors import (
-    Action,
     DeadlineExceeded,
     InvalidInput,
     NotFound,
@@ -29,10 +28,10 @@ from errors import (
 )
 from tools.middleware._breaker import CircuitBreaker
 from tools.middleware._budget import RetryBudget
-from tools.middleware._call import Call, Decision
-from tools.middleware._policy import Policy, full_jitter
+from tools.middleware._call import Call
+from tools.middleware._decide import decide
 
-__all__ = ["CONNECT_PHASE", "AttemptInfo", "Source", "decide", "retry_wait", "with_retries"]
+__all__ = ["SOURCE_FAILURES", "AttemptInfo", "Source", "with_retries"]
 
 T = TypeVar("T")
 
@@ -60,57 +59,6 @@ class Source(Generic[T]):
     name: str
     fetch: Callable[[AttemptInfo], Awaitable[T]]
     trusted_not_found: bool = True
-
-
-# Failures of the connect phase: refused, unreachable, DNS (httpx.ConnectError) or a handshake
-# that did not finish in time (httpx.ConnectTimeout). No request was sent, so no server did any
-# work for it, and backing off would spare nobody: the one retry goes straight out. (A TLS
-# failure is a ConnectError too; it did reach a server, but only for a handshake.) Failures
-# after the request left (ReadError, RemoteProtocolError, ReadTimeout…) may have reached a
-# struggling server, and keep their backoff.
-CONNECT_PHASE = (httpx.ConnectError, httpx.ConnectTimeout)
-
-
-def decide(
-    verdict: Verdict,
-    retry_count: int,
-    call: Call,
-    budget: RetryBudget,
-    error: BaseException | None = None,
-) -> Decision:
-    """Retry or not, and after how long; error-to-action has the first word. `error` is the
-    failure `verdict` was made from (it tells a connect-phase failure apart)."""
-    policy = call.policy
-    if not verdict.retryable:
-        return Decision(retry=False, reason="not_retryable")
-    if retry_count + 1 >= policy.max_attempts:
-        return Decision(retry=False, reason="attempt_cap")
-    hint, hinted_wait = verdict.hint_s, verdict.wait_s
-    if hint is not None and hinted_wait is not None and max(hint, hinted_wait) > policy.max_wait_s:
-        return Decision(retry=False, reason="hint_beyond_cap")
-    wait, reason = retry_wait(error, verdict, policy, retry_count)
-    if wait >= call.deadline.remaining():
-        return Decision(retry=False, reason="deadline")
-    if not budget.allows_retry():
-        return Decision(retry=False, reason="retry_budget")
-    return Decision(retry=True, reason=reason, wait_s=wait)
-
-
-def retry_wait(
-    error: BaseException | None, verdict: Verdict, policy: Policy, retry_count: int
-) -> tuple[float, str]:
-    """The wait before a retry error-to-action allowed, and its reason (`Decision.reason`):
-
-    - the server's Retry-After, clamped by the classifier ("retry_after");
-    - none for a connect-phase failure the classifier said to `retry` ("reconnect"): nothing
-      was sent, so there is no one to spare, and its retry is bounded to one like any other;
-    - otherwise full-jitter backoff ("backoff"), including any `wait` verdict without a hint.
-    """
-    if verdict.hint_s is not None and verdict.wait_s is not None:
-        return verdict.wait_s, "retry_after"
-    if isinstance(error, CONNECT_PHASE) and verdict.result.action is Action.RETRY:
-        return 0.0, "reconnect"
-    return full_jitter(policy, retry_count), "backoff"
 
 
 async def with_retries(
@@ -143,8 +91,6 @@ class _Attempts(Generic[T]):
     async def attempt(self) -> T:
         self.number += 1
         self.started = self.call.policy.clock()
-        if self.call.deadline.remaining() <= 0:
-            raise DeadlineExceeded(f"no time left to call {self.source.name}")
         if not self.breaker.allow():
             raise SourceSkipped(f"{self.source.name}: circuit open", source=self.source.name)
         info = AttemptInfo(self.number, self.number - 1, self.after_timeout)
@@ -175,15 +121,22 @@ class _Attempts(Generic[T]):
         error = state.outcome.exception() if state.outcome else None
         if not isinstance(error, SOURCE_FAILURES):
             return False  # an answer, or a bug for the registry to report
-        verdict = classify(error, self.call.operation, retry_count=self.number - 1)
+        retry_count, remaining = self.number - 1, self.call.deadline.remaining()
+        verdict = self._classify(error, retry_count, remaining)
         if isinstance(error, SourceSkipped):
             self.call.skipped(self.source.name, verdict, self.breaker.remaining_cooldown())
             return False
-        decision = decide(verdict, self.number - 1, self.call, self.budget, error)
+        decision = decide(verdict, self.call.policy, retry_count, remaining, budget=self.budget)
         self.call.failed(self.source.name, self.number, self._elapsed(), verdict, decision)
         self.after_timeout = verdict.result.error_type == "timeout"
         self.next_wait = decision.wait_s
         return decision.retry
+
+    def _classify(self, error: BaseException, retry_count: int, remaining: float) -> Verdict:
+        """error-to-action's verdict, with a Retry-After past the cap or the time left
+        marked `beyond_cap` (and said so in its words)."""
+        cap = self.call.policy.wait_cap(remaining)
+        return classify(error, self.call.operation, retry_count=retry_count, max_wait_s=cap)
 
     def wait(self, _state: RetryCallState) -> float:
         return self.next_wait

@@ -2,6 +2,16 @@
 
 from tools.simulated._faults import Fault
 from tools.simulated._gazetteer import PLACES, Place, Weather
-from tools.simulated._services import SOURCES, SimulatedServices
+from tools.simulated._services import FORECAST, GEOCODING, SOURCES, WTTR, SimulatedServices
 
-__all__ = ["PLACES", "SOURCES", "Fault", "Place", "SimulatedServices", "Weather"]
+__all__ = [
+    "FORECAST",
+    "GEOCODING",
+    "PLACES",
+    "SOURCES",
+    "WTTR",
+    "Fault",
+    "Place",
+    "SimulatedServices",
+    "Weather",
+]

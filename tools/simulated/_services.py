@@ -11,8 +11,9 @@ from tools.simulated import _answers
 from tools.simulated._faults import Fault
 from tools.weather import Endpoints
 
-__all__ = ["SOURCES", "SimulatedServices"]
+__all__ = ["FORECAST", "GEOCODING", "SOURCES", "WTTR", "SimulatedServices"]
 
+# The simulated services, by the names `fail`, `fail_always`, `clear` and `calls` take.
 GEOCODING, FORECAST, WTTR = "open-meteo-geocoding", "open-meteo-forecast", "wttr"
 SOURCES = (GEOCODING, FORECAST, WTTR)
 
@@ -31,7 +32,12 @@ class SimulatedServices:
     """
 
     def __init__(self, endpoints: Endpoints | None = None) -> None:
-        self.endpoints = endpoints or Endpoints()
+        self.endpoints = endpoints = endpoints or Endpoints()
+        self._prefixes = {  # an endpoint's own query (an API key) is not part of its address
+            GEOCODING: _address(endpoints.geocoding_url),
+            FORECAST: _address(endpoints.forecast_url),
+            WTTR: _address(endpoints.wttr_url).rstrip("/") + "/",
+        }
         self.calls: dict[str, list[httpx.Request]] = {source: [] for source in SOURCES}
         self._queued: dict[str, deque[Fault]] = {source: deque() for source in SOURCES}
         self._always: dict[str, Fault] = {}
@@ -53,12 +59,8 @@ class SimulatedServices:
 
     def _source_of(self, request: httpx.Request) -> str | None:
         url = str(request.url.copy_with(query=None))
-        prefixes = {  # an endpoint's own query (an API key) is not part of its address
-            GEOCODING: _address(self.endpoints.geocoding_url),
-            FORECAST: _address(self.endpoints.forecast_url),
-            WTTR: _address(self.endpoints.wttr_url).rstrip("/") + "/",
-        }
-        return next((name for name, prefix in prefixes.items() if url.startswith(prefix)), None)
+        prefixes = self._prefixes.items()
+        return next((name for name, prefix in prefixes if url.startswith(prefix)), None)
 
     async def _handle(self, request: httpx.Request) -> httpx.Response:
         source = self._source_of(request)

@@ -1,18 +1,6 @@
 """The `get_weather` tool: Open-Meteo first, wttr.in as the fallback, then a degraded answer."""
 
 from tools.weather._endpoints import Endpoints
-from tools.weather._open_meteo import FULL_VARIABLES, LIGHT_VARIABLES
-from tools.weather._report import Report
-from tools.weather._tool import WeatherInput, to_result, weather_tool
-from tools.weather._wttr import path_segment
+from tools.weather._tool import weather_tool
 
-__all__ = [
-    "FULL_VARIABLES",
-    "LIGHT_VARIABLES",
-    "Endpoints",
-    "Report",
-    "WeatherInput",
-    "path_segment",
-    "to_result",
-    "weather_tool",
-]
+__all__ = ["Endpoints", "weather_tool"]

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from errors import BadSetting, redact
+from errors import redact
+from tools.http import check_http_url
 
 __all__ = ["DEFAULT_FORECAST_URL", "DEFAULT_GEOCODING_URL", "DEFAULT_WTTR_URL", "Endpoints"]
 
@@ -34,8 +35,7 @@ class Endpoints:
     def __post_init__(self) -> None:
         """A URL that is not http(s) is refused at start-up, named but not echoed."""
         for attribute, variable in _VARIABLES.items():
-            if not getattr(self, attribute).startswith(("http://", "https://")):
-                raise BadSetting(variable, "must be an http(s) URL")
+            check_http_url(variable, getattr(self, attribute))
 
     def __repr__(self) -> str:
         urls = (self.geocoding_url, self.forecast_url, self.wttr_url)

@@ -7,7 +7,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from errors import BadUpstreamData
+from errors import BadUpstreamData, duration
 
 __all__ = ["Report", "as_number", "celsius", "degraded_json", "humidity", "label"]
 
@@ -81,7 +81,7 @@ def humidity(value: object) -> float | None:
 
 def degraded_json(city: str, retry_after_s: float | None = None) -> str:
     """The answer when no source could give the weather: says so, and invents nothing."""
-    later = "in a few minutes" if retry_after_s is None else f"in {_about(retry_after_s)}"
+    later = "in a few minutes" if retry_after_s is None else f"in about {_whole(retry_after_s)}"
     message = (
         f"Current weather for {city} is unavailable right now because the weather services "
         f"are not answering; check a local weather service or try again {later}."
@@ -89,7 +89,6 @@ def degraded_json(city: str, retry_after_s: float | None = None) -> str:
     return json.dumps({"city": city, "degraded": True, "message": message}, ensure_ascii=False)
 
 
-def _about(seconds: float) -> str:
-    if seconds < 90:
-        return f"about {max(1, math.ceil(seconds))} seconds"
-    return f"about {math.ceil(seconds / 60)} minutes"
+def _whole(seconds: float) -> str:
+    """A wait the server asked for, in words ("30 seconds", "2 minutes"); never "0 seconds"."""
+    return duration(math.ceil(seconds))

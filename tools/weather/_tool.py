@@ -15,7 +15,7 @@ from tools.weather import _open_meteo, _wttr
 from tools.weather._endpoints import Endpoints
 from tools.weather._report import Report, degraded_json
 
-__all__ = ["WeatherInput", "weather_tool"]
+__all__ = ["WeatherInput", "to_result", "weather_tool"]
 
 DESCRIPTION = (
     "Get the current weather for a city: temperature, conditions and, when known, humidity. "
@@ -95,8 +95,5 @@ def to_result(outcome: Outcome[Report], city: str, operation: str) -> ToolResult
     if outcome.value is not None:
         return ToolResult(outcome.value.to_json(), attempts=outcome.attempts)
     if outcome.fix is not None:
-        result = classify(outcome.fix, operation).result
-        return ToolResult(
-            result.user_message, is_error=True, error=result, attempts=outcome.attempts
-        )
+        return ToolResult.failed(classify(outcome.fix, operation).result, outcome.attempts)
     return ToolResult(degraded_json(city, outcome.retry_after_s), attempts=outcome.attempts)
