@@ -21,7 +21,7 @@ import structlog
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation
 from agent.loop import Turn
-from agent.model_call import ModelCaller, Sleep
+from agent.model_call import ModelCaller, model_policy
 from agent.models import ModelBackend, TextSink
 from agent.settings import Settings
 from tools import Observer, Registry, default_registry
@@ -110,7 +110,6 @@ async def open_agent(
     client: anthropic.AsyncAnthropic | None = None,
     observer: Observer | None = None,
     policy: Policy | None = None,
-    sleep: Sleep | None = None,
     limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
 ) -> Agent:
     """An agent for `settings`. `Agent.aclose` closes the backend (given or built) and the
@@ -120,9 +119,7 @@ async def open_agent(
     registry = default_registry(
         tools_http, endpoints=settings.endpoints, policy=policy, observer=observer
     )
-    caller = ModelCaller(model, observer=observer)
-    if sleep is not None:
-        caller.sleep = sleep
+    caller = ModelCaller(model, model_policy(policy), observer)
     closers: list[Callable[[], Awaitable[None]]] = [model.aclose]
     if http is None:
         closers.append(tools_http.aclose)

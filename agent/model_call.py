@@ -1,17 +1,17 @@
 """Model calls through error-to-action: the one retry layer for the model API (tenacity).
 
-Each failed attempt is classified with `errors.classify(…, retry_count=n)`; its `retryable`
-decides whether to go again (it turns false past the policy's bound), its clamped `wait_s`
-how long to wait (full-jitter backoff when the service gave no hint). Sleep is injected.
+Each failed attempt is classified with `errors.classify(…, retry_count=n, max_wait_s=cap)`
+and the retry is decided by `tools.middleware.decide` — the same decision the tools' retries
+take, on a more patient `Policy` (`MODEL_POLICY`): the server's Retry-After within the cap,
+an immediate reconnect when the connection never opened, full-jitter backoff otherwise; a
+longer Retry-After ends the call with "try again in …". Sleep and jitter are injected.
 An attempt that streamed part of a line before failing has that line ended before the retry,
 so the retried answer starts on a line of its own.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -22,22 +22,34 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from errors import Action, ErrorAction, Verdict, classify
 from tools import Attempt, Observer, Progress
-from tools.middleware import retry_phrase
+from tools.middleware import Decision, Policy, decide, retry_phrase
 
 if TYPE_CHECKING:
     from anthropic.types import Message
 
     from agent.models import ModelBackend, ModelRequest, TextSink
 
-__all__ = ["ModelCaller", "ModelUnavailable", "Sleep"]
+__all__ = ["MODEL_POLICY", "ModelCaller", "ModelUnavailable", "Sleep", "model_policy"]
 
 log = structlog.get_logger("agent")
 
 Sleep = Callable[[float], Awaitable[None]]
 
 _OPERATION = {"claude": "asking Claude for an answer"}
-# A hard stop beside the classifier's own bound (it allows at most two retries).
-MAX_ATTEMPTS = 3
+
+# More patient than a tool: there is no fallback model, and a turn without one has no answer.
+MODEL_POLICY = Policy(max_wait_s=30.0, base_backoff_s=1.0, max_backoff_s=8.0, max_attempts=3)
+
+
+def model_policy(tools_policy: Policy | None = None) -> Policy:
+    """`MODEL_POLICY`, running on the tools policy's sleep, clock and jitter when given."""
+    if tools_policy is None:
+        return MODEL_POLICY
+    return dataclasses.replace(
+        MODEL_POLICY, sleep=tools_policy.sleep, clock=tools_policy.clock, rand=tools_policy.rand
+    )
+
+
 _KEY_PROBLEMS = {"auth_invalid_credentials", "auth_missing_key", "auth_token_expired"}
 _KEY_SENTENCE = (
     "Claude did not accept the API key; set a valid ANTHROPIC_API_KEY "
@@ -73,18 +85,15 @@ class ModelCaller:
     """Calls a backend, retrying what error-to-action says may pass."""
 
     backend: ModelBackend
-    sleep: Sleep = asyncio.sleep
+    policy: Policy = MODEL_POLICY
     observer: Observer | None = None
-    backoff_base_s: float = 1.0
-    backoff_cap_s: float = 8.0
-    max_wait_s: float = 30.0  # a longer Retry-After ends the turn with "try again in …"
 
     async def create(self, request: ModelRequest, timeline: list[Attempt]) -> Message:
         """One model answer, or `ModelUnavailable` once retrying is no longer worth it."""
         run = _Run(self, timeline)
         retrying = AsyncRetrying(
-            sleep=self.sleep,
-            stop=stop_after_attempt(MAX_ATTEMPTS),
+            sleep=self.policy.sleep,
+            stop=stop_after_attempt(self.policy.max_attempts),
             retry=run.should_retry,
             wait=run.wait,
             reraise=True,
@@ -102,6 +111,7 @@ class _Run:
         self.caller = caller
         self.timeline = timeline
         self.verdict: Verdict | None = None
+        self.decision = Decision(retry=False, reason="not_retryable")
         self.operation = _OPERATION.get(caller.backend.name, "asking the model for an answer")
         self.number = 0
         self.started = 0.0
@@ -133,30 +143,24 @@ class _Run:
         error = state.outcome.exception() if state.outcome else None
         if not isinstance(error, Exception):
             return False
-        self.verdict = classify(error, self.operation, retry_count=state.attempt_number - 1)
-        return (
-            self.verdict.retryable
-            and state.attempt_number < MAX_ATTEMPTS
-            and not self._too_long(self.verdict)
+        policy, retries = self.caller.policy, state.attempt_number - 1
+        self.verdict = classify(
+            error, self.operation, retry_count=retries, max_wait_s=policy.wait_cap()
         )
-
-    def _too_long(self, verdict: Verdict) -> bool:
-        return verdict.hint_s is not None and verdict.hint_s > self.caller.max_wait_s
+        self.decision = decide(self.verdict, policy, retries)
+        return self.decision.retry
 
     def wait(self, state: RetryCallState) -> float:
         assert self.verdict is not None  # should_retry ran first
-        wait = self.verdict.wait_s
-        if wait is None:
-            ceiling = self.caller.backoff_base_s * 2 ** (state.attempt_number - 1)
-            wait = random.uniform(0, min(self.caller.backoff_cap_s, ceiling))
-        self._failed(self.verdict, wait)
-        return wait
+        self._failed(self.verdict, self.decision.wait_s)
+        return self.decision.wait_s
 
     def give_up(self, error: Exception) -> ModelUnavailable:
         verdict = self.verdict
-        if verdict is None or (verdict.retryable and not self._too_long(verdict)):
+        if verdict is None or (verdict.retryable and not verdict.beyond_cap):
             # not classified yet, or stopped by the attempt cap: past retrying now
-            verdict = classify(error, self.operation, retry_count=max(self.number, MAX_ATTEMPTS))
+            retries = max(self.number, self.caller.policy.max_attempts)
+            verdict = classify(error, self.operation, retry_count=retries)
         result = verdict.result
         self._record(result.error_type, result.action.value)
         log.warning("model.call_failed", **self._context(), **result.log_fields())

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from errors import BadSetting
-from tools import Endpoints
+from tools import Endpoints, check_http_url
 
 __all__ = ["DEFAULT_MODEL", "Settings"]
 
@@ -31,11 +29,8 @@ class Settings:
         """Online needs a key; like the weather endpoints, a non-http(s) base URL is refused."""
         if not self.offline and self.api_key is None:
             raise ValueError("Settings(offline=False) needs an api_key")  # a caller's mistake
-        if self.base_url is not None and not _is_http_url(self.base_url):
-            # the value is not echoed: it may carry a port that reads like a status, or a secret
-            raise BadSetting(
-                "ANTHROPIC_BASE_URL", "must be an http(s) URL such as https://api.anthropic.com"
-            )
+        if self.base_url is not None:
+            check_http_url("ANTHROPIC_BASE_URL", self.base_url)
 
     @classmethod
     def from_env(
@@ -78,13 +73,3 @@ class Settings:
             "Offline: a scripted model and simulated weather services answer here; "
             f"{how} to use Claude."
         )
-
-
-def _is_http_url(url: str) -> bool:
-    """An http(s) URL with a host that `urllib` can take apart (a port, if any, valid)."""
-    try:
-        parts = urlsplit(url)
-        _ = parts.port  # raises ValueError for a port that is not a number in range
-    except ValueError:
-        return False
-    return parts.scheme in {"http", "https"} and bool(parts.hostname)

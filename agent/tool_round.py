@@ -2,23 +2,21 @@
 
 A call that already failed in this turn (same tool, same input) is not run again: the model
 is told plainly not to repeat it (`REPEATED`), and past `max_repeats` the turn is wrapped up.
-Each call is bounded here too (`timeout_s`), whatever the tool: one built without the
-middleware cannot hang a turn; it gets an `is_error` result from
-`errors.classify(DeadlineExceeded(…))`.
+Each call is bounded (`timeout_s`, enforced by `Registry.dispatch`), whatever the tool: one
+built without the middleware cannot hang a turn.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import structlog
 
-from errors import Action, DeadlineExceeded, ErrorAction, classify
+from errors import Action, ErrorAction, classify
 from tools import Attempt, Registry, ToolResult
 from tools.registry import SOURCE
 
@@ -89,32 +87,17 @@ class ToolRound:
             return self._settle(use.id, key, result)
 
     async def _dispatch(self, name: str, tool_input: object) -> ToolResult:
-        started = time.monotonic()
-        bound = asyncio.timeout(self._timeout_s)
+        """The registry's result, bounded by `timeout_s` (the registry's job, not ours)."""
         try:
-            async with bound:
-                return await self._registry.dispatch(name, tool_input)
-        except Exception as exc:  # the registry never raises; if it does, still answer
-            if bound.expired():
-                late = DeadlineExceeded(f"no result within the registry's {self._timeout_s:g} s")
-                return self._failed(name, late, started, "tool.timed_out")
-            return self._failed(name, exc, started, "tool.crashed")
-
-    def _failed(self, name: str, error: Exception, started: float, event: str) -> ToolResult:
-        """The call's one `is_error` result, logged once, with its one registry attempt."""
-        result = classify(error, self._activity(name)).result
-        log.error(event, source=SOURCE, **result.log_fields())
-        outcome, action = result.error_type, result.action.value
-        attempt = Attempt(name[:80], SOURCE, 1, time.monotonic() - started, outcome, action)
-        return ToolResult(result.user_message, is_error=True, error=result, attempts=(attempt,))
-
-    def _activity(self, name: str) -> str:
-        """The tool's work in plain words ("getting the weather"), for the sentence."""
-        activities = (tool.activity for tool in self._registry.tools if tool.name == name)
-        return next(activities, "running a tool")
+            return await self._registry.dispatch(name, tool_input, timeout_s=self._timeout_s)
+        except Exception as exc:  # the registry never raises; should it, still answer the call
+            result = classify(exc, "running a tool").result
+            log.error("tool.crashed", source=SOURCE, **result.log_fields())
+            attempt = Attempt(name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
+            return ToolResult.failed(result, (attempt,))
 
     def _settle(self, tool_use_id: str, key: tuple[str, str], result: ToolResult) -> dict[str, Any]:
-        content = result.error.user_message if result.is_error and result.error else result.content
+        content = result.content  # on error, only the error-to-action sentence
         if result.is_error:
             self._failures[key] += 1
         error_type = result.error.error_type if result.error else None

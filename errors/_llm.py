@@ -62,13 +62,7 @@ async def explain_with_claude(
         return _checked(answer, rules, error)
     except Exception as exc:  # any API or validation failure falls back to the rules
         reason = classify(exc, "asking Claude to explain an error").result
-        log.warning(
-            "errors.llm_fallback",
-            error_type=reason.error_type,
-            action=reason.action.value,
-            retryable=reason.retryable,
-            developer_note=reason.developer_note,
-        )
+        log.warning("errors.llm_fallback", **reason.log_fields())
         return rules
 
 

@@ -138,9 +138,7 @@ async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
     backend = scenario.model(make_backend(settings))
     with capture_logs(processors=shared_processors()) as events:
         async with make_client(transport=services.transport) as http:
-            agent = await open_agent(
-                settings, http=http, backend=backend, policy=policy, sleep=sleep
-            )
+            agent = await open_agent(settings, http=http, backend=backend, policy=policy)
             started = time.perf_counter()
             try:
                 answer = await agent.ask(scenario.question)

@@ -3,6 +3,7 @@ agents on Claude over `FakeClaude`, and the invariants every request to the mode
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -15,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from agent.answer import Limits
 from agent.app import Agent, open_agent
-from agent.model_call import ModelCaller
+from agent.model_call import MODEL_POLICY, ModelCaller
 from agent.models import ModelRequest
 from agent.models.claude import ClaudeModel
 from agent.models.offline import make_message
@@ -206,7 +207,9 @@ class Connector:
     ) -> Agent:
         backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, http_client=fake.client())
         if tools is not None:
-            agent = Agent(ModelCaller(backend, sleep=self.sleep), tools, limits or Limits())
+            agent = Agent(
+                ModelCaller(backend, model_policy_on(self.sleep)), tools, limits or Limits()
+            )
             agent.closers.append(backend.aclose)
         else:
             agent = await open_agent(
@@ -214,7 +217,6 @@ class Connector:
                 http=make_client(transport=self.services.transport),
                 backend=backend,
                 policy=policy or Policy(sleep=self.sleep, base_backoff_s=0.01),
-                sleep=self.sleep,
                 limits=limits or Limits(),
             )
         self.opened.append(agent)
@@ -223,3 +225,8 @@ class Connector:
     async def aclose(self) -> None:
         for agent in self.opened:
             await agent.aclose()
+
+
+def model_policy_on(sleep: Any, **changes: Any) -> Policy:
+    """The model-call policy, sleeping through `sleep` (and with any other knob changed)."""
+    return dataclasses.replace(MODEL_POLICY, sleep=sleep, **changes)

@@ -25,7 +25,7 @@ from tests.agent.fake_claude import (
     text_block,
     tool_use,
 )
-from tests.agent.helpers import registry
+from tests.agent.helpers import model_policy_on, registry
 
 KEY = "sk-ant-api03-TESTSECRET-0123456789abcdefghijklmnop"
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
@@ -136,7 +136,9 @@ async def test_bad_data_every_time_is_retried_once_then_one_plain_sentence(
     """Cut or non-message answers on every try: two requests, then no answer, never the text."""
     fake = FakeClaude(CUT, repeat_last=True)
     backend = ClaudeModel(api_key=KEY, base_url="https://claude.test", http_client=fake.client())
-    agent = Agent(ModelCaller(backend, sleep=fake_sleep), registry(), closers=[backend.aclose])
+    agent = Agent(
+        ModelCaller(backend, model_policy_on(fake_sleep)), registry(), closers=[backend.aclose]
+    )
     with capture_logs() as logs:
         answer = await agent.ask("Paris?", on_text=(lambda _: None) if streamed else None)
     await agent.aclose()
@@ -152,7 +154,9 @@ async def test_a_prompt_too_long_from_the_api_trims_the_history(fake_sleep: Any)
     too_long = error(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000")
     fake = FakeClaude(message(text_block("first")), too_long, message(text_block("second")))
     backend = ClaudeModel(api_key=KEY, base_url="https://claude.test", http_client=fake.client())
-    agent = Agent(ModelCaller(backend, sleep=fake_sleep), registry(), closers=[backend.aclose])
+    agent = Agent(
+        ModelCaller(backend, model_policy_on(fake_sleep)), registry(), closers=[backend.aclose]
+    )
     conversation = Conversation()
     await agent.ask("one", conversation)
     answer = await agent.ask("two", conversation)

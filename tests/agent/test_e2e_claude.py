@@ -314,7 +314,7 @@ async def test_online_tools_over_respx_leak_nothing_to_the_model(
         message(text_block("Weather is unavailable.")),
     )
     claude.mock(side_effect=lambda request: _as_httpx(fake(request)))
-    agent = await open_agent(ONLINE, policy=Policy(sleep=fake_sleep), sleep=fake_sleep)
+    agent = await open_agent(ONLINE, policy=Policy(sleep=fake_sleep))
     with capture_logs() as logs:
         answer = await agent.ask("Paris?")
     await agent.aclose()

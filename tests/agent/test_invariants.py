@@ -635,7 +635,6 @@ def chat(fake: FakeClaude, lines: list[str]) -> str:
             http=make_client(transport=SimulatedServices().transport),
             backend=backend,
             policy=Policy(sleep=no_sleep),
-            sleep=no_sleep,
         )
         return Repl(agent, screen)
 

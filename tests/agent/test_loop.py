@@ -23,6 +23,7 @@ from tests.agent.helpers import (
     ScriptedModel,
     assert_error_sentence,
     calls,
+    model_policy_on,
     registry,
     text,
     user_blocks,
@@ -42,7 +43,7 @@ async def run(
     async def no_sleep(_: float) -> None:
         return None
 
-    caller = ModelCaller(model, sleep=sleep or no_sleep)
+    caller = ModelCaller(model, model_policy_on(sleep or no_sleep))
     turn = Turn(
         conversation if conversation is not None else Conversation(),
         caller=caller,
@@ -372,7 +373,9 @@ async def test_a_registry_that_raises_still_gets_one_registry_line() -> None:
     """Should dispatch itself raise, the call is still answered and shown once."""
 
     class Broken(Registry):
-        async def dispatch(self, name: str, raw_input: object) -> ToolResult:
+        async def dispatch(
+            self, name: str, raw_input: object, *, timeout_s: float | None = None
+        ) -> ToolResult:
             raise RuntimeError("registry bug")
 
     answer = await run(ScriptedModel(calls(("x", {})), text("ok")), tools=Broken([]))

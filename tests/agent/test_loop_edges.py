@@ -19,7 +19,7 @@ from agent.model_call import ModelCaller
 from agent.models import PromptTooLong
 from agent.models.offline import make_message
 from agent.settings import Settings
-from tests.agent.helpers import ScriptedModel, calls, registry, text, user_blocks
+from tests.agent.helpers import ScriptedModel, calls, model_policy_on, registry, text, user_blocks
 from tools import Policy, Tool, ToolResult, make_client
 from tools.simulated import SimulatedServices
 
@@ -39,7 +39,7 @@ async def run(
 
     turn = Turn(
         conversation if conversation is not None else Conversation(),
-        caller=ModelCaller(model, sleep=no_sleep),
+        caller=ModelCaller(model, model_policy_on(no_sleep)),
         registry=tools or registry(),
         limits=limits or Limits(),
     )

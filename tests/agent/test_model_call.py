@@ -12,7 +12,7 @@ from structlog.testing import capture_logs
 from agent.model_call import ModelCaller, ModelUnavailable
 from agent.models import ModelRequest
 from agent.models.faults import FlakyModel, api_error
-from tests.agent.helpers import SECRET, ScriptedModel, text
+from tests.agent.helpers import SECRET, ScriptedModel, model_policy_on, text
 from tools import Attempt, Progress
 
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
@@ -20,7 +20,7 @@ REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
 
 async def call(model: Any, sleep: Any, observer: Any = None) -> tuple[Any, list[Attempt]]:
     timeline: list[Attempt] = []
-    caller = ModelCaller(model, sleep=sleep, observer=observer)
+    caller = ModelCaller(model, model_policy_on(sleep), observer=observer)
     return await caller.create(REQUEST, timeline), timeline
 
 
@@ -182,7 +182,9 @@ async def test_retry_waits_are_worded_like_the_tools(
     events: list[Progress] = []
     model = FlakyModel(ScriptedModel(text("ok")), [error])
     model.name = "claude"
-    caller = ModelCaller(model, sleep=fake_sleep, observer=events.append, backoff_base_s=0.01)
+    caller = ModelCaller(
+        model, model_policy_on(fake_sleep, base_backoff_s=0.01), observer=events.append
+    )
     await caller.create(REQUEST, [])
     assert [e.message for e in events] == [words]
 
@@ -209,6 +211,35 @@ async def test_a_retry_after_partial_text_ends_that_line_first(fake_sleep: Any) 
         async def aclose(self) -> None:
             return None
 
-    caller = ModelCaller(Partial(), sleep=fake_sleep)
+    caller = ModelCaller(Partial(), model_policy_on(fake_sleep))
     await caller.create(ModelRequest(messages=REQUEST.messages, on_text=seen.append), [])
     assert "".join(seen) == "Let me\nAll good."
+
+
+def _refused() -> anthropic.APIConnectionError:
+    """What the SDK raises when nothing listens: APIConnectionError from httpx2.ConnectError."""
+    request = httpx2.Request("POST", "https://claude.test/v1/messages")
+    try:
+        try:
+            raise httpx2.ConnectError("[Errno 111] Connection refused")
+        except httpx2.ConnectError as cause:
+            raise anthropic.APIConnectionError(request=request) from cause
+    except anthropic.APIConnectionError as error:
+        return error
+
+
+async def test_a_refused_connection_is_retried_at_once(fake_sleep: Any, sleeps: list) -> None:
+    """Nothing was sent, so the one retry needs no backoff: the wait is zero."""
+    await call(ScriptedModel(_refused(), text("ok")), fake_sleep)
+    assert sleeps == [0.0]
+
+
+async def test_a_long_retry_after_ends_the_call_with_the_wait(
+    fake_sleep: Any, sleeps: list
+) -> None:
+    """A Retry-After past the model policy's cap is not slept: the sentence says how long."""
+    limited = api_error(429, "rate_limit_error", headers={"retry-after": "600"})
+    with pytest.raises(ModelUnavailable) as caught:
+        await call(ScriptedModel(limited, text("ok")), fake_sleep)
+    assert sleeps == []
+    assert "10 minutes" in caught.value.sentence

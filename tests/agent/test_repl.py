@@ -17,7 +17,7 @@ from agent.models.claude import ClaudeModel
 from agent.repl import PROMPT, Repl, run_repl
 from agent.settings import Settings
 from tests.agent.fake_claude import FakeClaude, stream, stream_error
-from tests.agent.helpers import ScriptedModel, calls, registry, text
+from tests.agent.helpers import ScriptedModel, calls, model_policy_on, registry, text
 from tools import Fault, Policy, Progress, SimulatedServices, Tool, ToolResult, make_client
 
 
@@ -61,7 +61,6 @@ def chat(
             http=make_client(transport=sim.transport),
             observer=screen.status,
             policy=Policy(sleep=no_sleep),
-            sleep=no_sleep,
         )
         return Repl(built, screen)
 
@@ -129,7 +128,7 @@ def _two_turn_agent(model: ScriptedModel) -> Callable[[Screen], Agent]:
     async def no_sleep(_: float) -> None:
         return None
 
-    return lambda screen: Agent(ModelCaller(model, sleep=no_sleep), registry())
+    return lambda screen: Agent(ModelCaller(model, model_policy_on(no_sleep)), registry())
 
 
 def test_the_conversation_is_kept_across_turns_and_reset_clears_it() -> None:
@@ -203,7 +202,9 @@ def _claude_agent(*replies: Any) -> Callable[[Screen], Agent]:
         backend = ClaudeModel(
             api_key="k", base_url="https://claude.test", http_client=fake.client()
         )
-        caller = ModelCaller(backend, sleep=no_sleep, observer=screen.status, backoff_base_s=0.01)
+        caller = ModelCaller(
+            backend, model_policy_on(no_sleep, base_backoff_s=0.01), observer=screen.status
+        )
         return Agent(caller, registry(), closers=[backend.aclose])
 
     return build
