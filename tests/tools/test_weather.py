@@ -420,7 +420,9 @@ async def test_a_failing_observer_does_not_fail_the_call(
     with capture_logs() as logs:
         result = await ask(weather_tool(client, policy=policy, observer=broken), "Paris")
     assert result.content == FROM_OPEN_METEO
-    assert "tool.observer_failed" in [event["event"] for event in logs]
+    [failed] = [event for event in logs if event["event"] == "tool.observer_failed"]
+    assert (failed["error_type"], failed["action"]) == ("internal_error", "escalate")
+    assert "display gone" in failed["developer_note"]
 
 
 async def test_fallback_and_degraded_are_logged(routes: respx.MockRouter, weather: Tool) -> None:

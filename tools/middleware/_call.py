@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 import structlog
 
-from errors import InvalidInput, NotFound, Verdict, duration
+from errors import InvalidInput, NotFound, Verdict, classify, duration
 from tools._types import Attempt, Observer, Progress, ProgressKind
 from tools.middleware._deadline import Deadline
 from tools.middleware._decide import Decision
@@ -136,8 +136,9 @@ class Call:
             return
         try:
             self.observer(Progress(kind, self.tool, source, message, wait_s))
-        except Exception:  # a display problem must not cost the answer
-            log.exception("tool.observer_failed", tool=self.tool, source=source)
+        except Exception as exc:  # a display problem must not cost the answer
+            result = classify(exc, "showing progress").result
+            log.error("tool.observer_failed", tool=self.tool, source=source, **result.log_fields())
 
     def _fields(self, source: str, number: int, verdict: Verdict) -> dict[str, Any]:
         return {
