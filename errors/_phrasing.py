@@ -75,8 +75,9 @@ def _shorten(text: str, limit: int) -> str:
 def duration(seconds: float) -> str:
     """About how long, the way a person says it."""
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= 1.5 * size:
-            return f"{round(seconds / size)} {unit}s"
+        if seconds >= size and (unit != "minute" or seconds >= 90):  # "90 seconds", not "2 min"
+            count = round(seconds / size)
+            return f"1 {unit}" if count == 1 else f"{count} {unit}s"
     whole = max(1, round(seconds))
     return "1 second" if whole == 1 else f"{whole} seconds"
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from errors import Action, error_to_action, plainness_problems
+import pytest
+
+from errors import Action, duration, error_to_action, plainness_problems
 
 
 def test_billing_rate_limit_example() -> None:
@@ -56,10 +58,30 @@ def test_serialises_to_the_skill_json() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [
+        (0.2, "1 second"),
+        (1, "1 second"),
+        (30, "30 seconds"),
+        (89, "89 seconds"),
+        (90, "2 minutes"),
+        (600, "10 minutes"),
+        (3600, "1 hour"),
+        (7200, "2 hours"),
+        (86400, "1 day"),
+        (3 * 86400, "3 days"),
+    ],
+)
+def test_duration_in_words(seconds: float, words: str) -> None:
+    """A wait is said the way a person says it."""
+    assert duration(seconds) == words
+
+
 def test_long_wait_is_not_promised() -> None:
     """A one-hour hint says the service is busy for about an hour, not that it will be ready."""
     result = error_to_action("429 Too Many Requests. Retry-After: 3600", "Fetching billing data")
-    assert "60 minutes" in result.user_message
+    assert "about 1 hour" in result.user_message
     assert "ready" not in result.user_message
 
 
