@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from errors import ErrorAction
-from tools import Attempt, Policy
+from resilience import Attempt, Policy
+
+if TYPE_CHECKING:
+    from anthropic.types import ToolResultBlockParam
 
 __all__ = ["TOOL_MARGIN_S", "Answer", "Limits"]
 
@@ -38,13 +41,15 @@ class Answer:
 
     `answered` is false only when no answer could be produced (the model unreachable);
     a graceful "the weather service is down" answer counts as answered.
-    `tool_results` are the `tool_result` blocks exactly as the model was told them.
+    `tool_results` are the `tool_result` blocks exactly as the model was told them;
+    `attempts` the turn's timeline, model calls and tool calls alike.
     """
 
     text: str
     answered: bool = True
     model_calls: int = 0
-    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    tool_results: list[ToolResultBlockParam] = field(default_factory=list)
     attempts: tuple[Attempt, ...] = ()
     stop_reason: str | None = None
     error: ErrorAction | None = None
+    model: str | None = None  # the model that gave the answer (the fallback, if it did)

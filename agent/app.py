@@ -1,17 +1,21 @@
-"""Wiring: settings → model backend + tool registry → an `Agent` that answers questions.
+"""Wiring: settings → models + tools → an `Agent` that answers questions.
 
 `ask` is the one-shot entry the CLI and the benchmark use. Offline, the tools talk to the
-simulated services and the scripted model answers; otherwise Claude and the real endpoints.
+simulated services and the scripted model answers; otherwise Claude (and, with
+`AGENT_FALLBACK_MODEL`, a second Claude model) and the real endpoints.
 A caller asking many questions shares its costly clients rather than building them per
 question: the tools' `http=` (an `httpx.AsyncClient`) and Claude's `client=` (an
 `anthropic.AsyncAnthropic` from `model_client`). Shared clients are left open; close them.
+
+Your own tools (`tools.tool`) join the built-in ones with `open_agent(settings, tools=[…])`;
+`builtins=False` leaves only yours.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,14 +28,14 @@ from agent.loop import Turn
 from agent.model_call import ModelCaller, model_policy
 from agent.models import ModelBackend, TextSink
 from agent.settings import Settings
-from tools import Observer, Registry, default_registry
+from resilience import Observer, Policy
+from tools import Registry, Tool, builtin_tools
 from tools.http import make_client
-from tools.middleware import Policy
 
 if TYPE_CHECKING:
     import anthropic
 
-__all__ = ["Agent", "Answer", "ask", "make_backend", "model_client", "open_agent"]
+__all__ = ["Agent", "Answer", "ask", "make_backends", "model_client", "open_agent"]
 
 log = structlog.get_logger("agent")
 
@@ -48,8 +52,8 @@ class Agent:
 
     @property
     def model_name(self) -> str:
-        """The backend's label ("claude", "offline")."""
-        return self.caller.backend.name
+        """The primary model's name ("claude-sonnet-4-6", "offline-scripted")."""
+        return self.caller.name
 
     async def ask(
         self,
@@ -86,52 +90,78 @@ def model_client(settings: Settings) -> anthropic.AsyncAnthropic | None:
     return new_client(api_key=key, base_url=settings.base_url)
 
 
-def make_backend(
+def make_backends(
     settings: Settings, *, client: anthropic.AsyncAnthropic | None = None
-) -> ModelBackend:
-    """The offline scripted model, or Claude at `settings.base_url` (or on a shared `client`,
-    which then stands for the key and the base URL, and is left open)."""
+) -> list[ModelBackend]:
+    """The offline scripted model; or Claude at `settings.base_url`, then the fallback model
+    if one is set, both on one SDK client (a shared `client`, left open, stands for the key
+    and the base URL)."""
     if (key := settings.claude_key) is None:
-        from agent.models.offline import OfflineModel
+        from offline import OfflineModel
 
-        return OfflineModel()
+        return [OfflineModel()]
     from agent.models.claude import ClaudeModel
 
-    if client is not None:
-        return ClaudeModel(model=settings.model, client=client)
-    return ClaudeModel(api_key=key, model=settings.model, base_url=settings.base_url)
+    primary = (
+        ClaudeModel(api_key=key, model=settings.model, base_url=settings.base_url)
+        if client is None
+        else ClaudeModel(model=settings.model, client=client)
+    )
+    if settings.fallback_model is None:
+        return [primary]
+    return [primary, ClaudeModel(model=settings.fallback_model, client=primary.client)]
 
 
 async def open_agent(
     settings: Settings,
     *,
+    tools: Sequence[Tool] = (),
+    builtins: bool = True,
     http: httpx.AsyncClient | None = None,
-    backend: ModelBackend | None = None,
+    backend: ModelBackend | Sequence[ModelBackend] | None = None,
     client: anthropic.AsyncAnthropic | None = None,
     observer: Observer | None = None,
     policy: Policy | None = None,
     limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
 ) -> Agent:
-    """An agent for `settings`. `Agent.aclose` closes the backend (given or built) and the
-    clients it built itself; a given `http` or Claude `client` is left open."""
-    model = backend if backend is not None else make_backend(settings, client=client)
+    """An agent for `settings`, with the built-in tools (unless `builtins=False`) and `tools`,
+    all on `policy` and reporting to `observer`. `backend` replaces the models (one, or a
+    primary and fallbacks). `Agent.aclose` closes the models (given or built) and the clients
+    it built itself; a given `http` or Claude `client` is left open."""
+    models = _models(settings, backend, client)
     tools_http = http if http is not None else _tools_client(settings)
-    registry = default_registry(
-        tools_http, endpoints=settings.endpoints, policy=policy, observer=observer
-    )
-    caller = ModelCaller(model, model_policy(policy), observer)
-    closers: list[Callable[[], Awaitable[None]]] = [model.aclose]
+    everything = [*(_builtins(settings, tools_http, policy, observer) if builtins else ())]
+    everything += [tool.bound(policy, observer) for tool in tools]
+    caller = ModelCaller(models, model_policy(policy), observer)
+    closers: list[Callable[[], Awaitable[None]]] = [caller.aclose]
     if http is None:
         closers.append(tools_http.aclose)
     bound = limits.tool_bound_s(policy)  # past this policy's own deadline, unless set
-    return Agent(caller, registry, dataclasses.replace(limits, tool_timeout_s=bound), closers)
+    limits = dataclasses.replace(limits, tool_timeout_s=bound)
+    return Agent(caller, Registry(everything), limits, closers)
+
+
+def _models(
+    settings: Settings,
+    backend: ModelBackend | Sequence[ModelBackend] | None,
+    client: anthropic.AsyncAnthropic | None,
+) -> list[ModelBackend]:
+    if backend is None:
+        return make_backends(settings, client=client)
+    return list(backend) if isinstance(backend, Sequence) else [backend]
+
+
+def _builtins(
+    settings: Settings, http: httpx.AsyncClient, policy: Policy | None, observer: Observer | None
+) -> list[Tool]:
+    return builtin_tools(http, endpoints=settings.endpoints, policy=policy, observer=observer)
 
 
 def _tools_client(settings: Settings) -> httpx.AsyncClient:
     """The real services; offline, the simulated ones at the same (maybe custom) endpoints."""
     if not settings.offline:
         return make_client()
-    from tools.simulated import SimulatedServices
+    from offline import SimulatedServices
 
     return make_client(transport=SimulatedServices(settings.endpoints).transport)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from tools import Attempt, Progress
+from resilience import Attempt, Progress
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -103,5 +103,5 @@ def trace_table(attempts: Iterable[Attempt]) -> Table:
     for a in attempts:
         wait = f"{a.wait_s:.1f} s" if a.wait_s is not None else ""
         took = f"{a.duration_s * 1000:.0f} ms"
-        table.add_row(a.tool, a.source, str(a.number), took, a.outcome, a.action or "", wait)
+        table.add_row(a.caller, a.source, str(a.number), took, a.outcome, a.action or "", wait)
     return table

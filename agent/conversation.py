@@ -1,23 +1,54 @@
-"""The conversation history, as the Messages API wants it: alternating user/assistant turns.
+"""The conversation history, as the Messages API wants it, and the repair of a turn gone wrong.
 
 No message is ever empty, and no text block is blank: the API rejects both (an empty
 `end_turn`, a `tool_use` stop with no `tool_use` block, a whitespace-only text block).
+
+A turn runs inside `conversation.turn()`: what it adds is kept only if it commits, so a
+cancelled, refused or unanswered turn leaves the history exactly as it was::
+
+    with conversation.turn() as turn:
+        conversation.add_user_text(question)
+        ...
+        turn.commit()
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from anthropic.types import Message, MessageParam
+    from anthropic.types import MessageParam, ToolResultBlockParam
 
-__all__ = ["Conversation", "tool_uses"]
+    from agent.models import Reply
+
+__all__ = ["Conversation", "TurnScope"]
 
 
-def tool_uses(message: Message) -> list[Any]:
-    """The `tool_use` blocks of a response, in order."""
-    return [block for block in message.content if block.type == "tool_use"]
+class TurnScope:
+    """The part of the history one turn adds; rolled back unless `commit` is called."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self._conversation = conversation
+        self.start = len(conversation)
+        self.committed = False
+
+    def commit(self) -> None:
+        """Keep what the turn added."""
+        self.committed = True
+
+    def forget_earlier(self) -> bool:
+        """Drop the turns before this one (the history no longer fits); False if none."""
+        if self.start <= 0:
+            return False
+        del self._conversation._messages[: self.start]
+        self.start = 0
+        return True
+
+    def rollback(self) -> None:
+        """Forget everything this turn added."""
+        del self._conversation._messages[self.start :]
 
 
 class Conversation:
@@ -34,37 +65,36 @@ class Conversation:
     def __len__(self) -> int:
         return len(self._messages)
 
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[TurnScope]:
+        """A scope for one turn: rolled back on the way out unless committed (or on error)."""
+        scope = TurnScope(self)
+        try:
+            yield scope
+        finally:
+            if not scope.committed:
+                scope.rollback()
+
     def add_user_text(self, text: str) -> None:
         """A new question; merged into a trailing user message (e.g. closing tool results)."""
         self._add_user(_text_blocks(text))
 
-    def add_tool_results(self, results: Sequence[dict[str, Any]]) -> None:
+    def add_tool_results(self, results: Sequence[ToolResultBlockParam]) -> None:
         """The `tool_result` blocks answering the last assistant message."""
         self._add_user(list(results))
 
-    def add_assistant(self, message: Message) -> bool:
-        """A model response, its blocks as the API sent them bar blank text; False if none."""
-        blocks = [block.to_dict() for block in message.content]
+    def add_reply(self, reply: Reply) -> bool:
+        """A model reply, its blocks as the API sent them bar blank text; False if none."""
+        blocks = [block.to_param() for block in reply.content]
         return self._add_assistant([b for b in blocks if not _blank(b)])
 
     def add_assistant_text(self, text: str) -> bool:
         """An answer the agent phrased itself (when the model could not be asked again)."""
         return self._add_assistant(_text_blocks(text))
 
-    def rollback(self, mark: int) -> None:
-        """Forget everything after `mark` (a length from `len()`): a cancelled or refused turn."""
-        del self._messages[mark:]
-
     def reset(self) -> None:
         """Start over."""
         self._messages.clear()
-
-    def forget_before(self, mark: int) -> bool:
-        """Drop the earlier turns, keeping the one that starts at `mark`; False if none."""
-        if mark <= 0:
-            return False
-        del self._messages[:mark]
-        return True
 
     def _add_assistant(self, blocks: list[Any]) -> bool:
         if blocks:
@@ -86,7 +116,7 @@ def _text_blocks(text: str) -> list[Any]:
     return [{"type": "text", "text": text}] if text.strip() else []
 
 
-def _blank(block: dict[str, Any]) -> bool:
+def _blank(block: Any) -> bool:
     return block.get("type") == "text" and not str(block.get("text") or "").strip()
 
 

@@ -7,24 +7,27 @@ as it is, running any tool calls in it first (every `tool_use` gets its `tool_re
 again, or says so. Past `max_rounds`, or once the model keeps repeating a failing call, the
 model is asked once more with tools switched off; if even that does not give an answer, the
 agent phrases one itself. A reply with no text at all is no answer: the turn ends unanswered.
+
+The turn runs in a `Conversation.turn()` scope: only an answered turn commits what it added.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
 from agent.answer import Answer, Limits
-from agent.conversation import Conversation, tool_uses
+from agent.conversation import Conversation, TurnScope
 from agent.model_call import ModelCaller, ModelUnavailable
-from agent.models import ModelRequest, PromptTooLong, TextSink
+from agent.models import ModelRequest, PromptTooLong, Reply, TextSink, ToolCall
 from agent.tool_round import NOT_RUN, ToolRound, result_block
 from errors import Action, ErrorAction
-from tools import Attempt, Registry
+from resilience import Attempt
+from tools import Registry
 
 if TYPE_CHECKING:
-    from anthropic.types import Message
+    from anthropic.types import ToolChoiceParam, ToolResultBlockParam
 
 __all__ = ["NO_ANSWER", "SYSTEM_PROMPT", "Turn"]
 
@@ -54,7 +57,7 @@ NO_ANSWER = (
     "The model finished without saying anything, so there is no answer; "
     "please ask again, perhaps in other words."
 )
-_NO_TOOLS = {"type": "none"}
+_NO_TOOLS: ToolChoiceParam = {"type": "none"}
 
 # The turn's own failures have no upstream error for errors/ to classify, so they are fixed
 # records with the same six fields, logged the same way (`log_fields`).
@@ -88,6 +91,8 @@ def _bounded(calls: int, stuck: bool, limits: Limits) -> ErrorAction:
 class Turn:
     """One turn of a conversation; create one per question."""
 
+    _scope: TurnScope  # the history this turn adds, set by `run`
+
     def __init__(
         self,
         conversation: Conversation,
@@ -108,46 +113,42 @@ class Turn:
             registry, max_repeats=limits.max_repeats, timeout_s=limits.tool_bound_s()
         )
         self._timeline: list[Attempt] = []
-        self._results: list[dict[str, Any]] = []
+        self._results: list[ToolResultBlockParam] = []
         self._calls = 0
-        self._mark = 0
 
     async def run(self, question: str) -> Answer:
         """Answer `question`; never raises for a failure (cancellation still propagates)."""
-        self._mark = len(self._conversation)
-        self._conversation.add_user_text(question)
-        try:
-            return await self._loop()
-        except ModelUnavailable as exc:
-            self._conversation.rollback(self._mark)
-            return self._answer(exc.sentence, None, answered=False, error=exc.result)
-        except BaseException:
-            self._conversation.rollback(self._mark)
-            raise
+        with self._conversation.turn() as scope:
+            self._scope = scope
+            self._conversation.add_user_text(question)
+            try:
+                return await self._loop()
+            except ModelUnavailable as exc:
+                return self._answer(exc.sentence, None, answered=False, error=exc.result)
 
     async def _loop(self) -> Answer:
         for _ in range(self._limits.max_rounds):
-            message = await self._ask()
-            if (answer := await self._handle(message)) is not None:
+            reply = await self._ask()
+            if (answer := await self._handle(reply)) is not None:
                 return answer
         return await self._wrap_up()
 
-    async def _handle(self, message: Message) -> Answer | None:
+    async def _handle(self, reply: Reply) -> Answer | None:
         """An answer to end the turn with, or None to ask the model again."""
-        match message.stop_reason:
-            case "tool_use" if tool_uses(message):  # with none, it is a plain reply
-                return await self._run_tools(message)
+        match reply.stop_reason:
+            case "tool_use" if reply.tool_calls:  # with none, it is a plain reply
+                return await self._run_tools(reply)
             case "pause_turn":
-                return await self._paused(message)
+                return await self._paused(reply)
             case "max_tokens":
-                return self._finish(message, CUT_SHORT)
+                return self._finish(reply, CUT_SHORT)
             case "refusal":
-                return self._refused(message)
+                return self._refused(reply)
             case "model_context_window_exceeded":
-                return self._context_full(message)
-        return self._finish(message)
+                return self._context_full(reply)
+        return self._finish(reply)
 
-    async def _ask(self, tool_choice: dict[str, str] | None = None) -> Message:
+    async def _ask(self, tool_choice: ToolChoiceParam | None = None) -> Reply:
         """The model's reply; on a "prompt is too long", once more without earlier turns."""
         try:
             return await self._call(tool_choice)
@@ -156,7 +157,7 @@ class Turn:
                 raise
         return await self._call(tool_choice)
 
-    async def _call(self, tool_choice: dict[str, str] | None) -> Message:
+    async def _call(self, tool_choice: ToolChoiceParam | None) -> Reply:
         self._calls += 1
         request = ModelRequest(
             messages=self._conversation.messages,
@@ -168,20 +169,19 @@ class Turn:
         )
         return await self._caller.create(request, self._timeline)
 
-    async def _paused(self, message: Message) -> Answer | None:
+    async def _paused(self, reply: Reply) -> Answer | None:
         """Send the paused turn back as it is; tool calls in it are run and answered first."""
-        if tool_uses(message):
-            return await self._run_tools(message)
-        self._conversation.add_assistant(message)
+        if reply.tool_calls:
+            return await self._run_tools(reply)
+        self._conversation.add_reply(reply)
         return None
 
-    async def _run_tools(self, message: Message) -> Answer | None:
-        self._conversation.add_assistant(message)
-        results = await self._tools.run(tool_uses(message))
-        self._timeline.extend(self._tools.attempts)
-        self._tools.attempts.clear()
-        self._results.extend(results)
-        self._conversation.add_tool_results(results)
+    async def _run_tools(self, reply: Reply) -> Answer | None:
+        self._conversation.add_reply(reply)
+        done = await self._tools.run(reply.tool_calls)
+        self._timeline.extend(done.attempts)
+        self._results.extend(done.results)
+        self._conversation.add_tool_results(done.results)
         return await self._wrap_up() if self._tools.stuck else None
 
     async def _wrap_up(self) -> Answer:
@@ -194,53 +194,52 @@ class Turn:
             **record.log_fields(),
         )
         self._conversation.add_user_text(WRAP_UP)
-        message = await self._ask(_NO_TOOLS)
-        if message.stop_reason in {"tool_use", "pause_turn"} or not _text_of(message):
-            return self._finish(message, GAVE_UP, replace=True)
-        return self._finish(message)
+        reply = await self._ask(_NO_TOOLS)
+        if reply.stop_reason in {"tool_use", "pause_turn"} or not reply.text:
+            return self._finish(reply, GAVE_UP, replace=True)
+        return self._finish(reply)
 
-    def _finish(self, message: Message, note: str = "", *, replace: bool = False) -> Answer:
-        text = note if replace else _joined(_text_of(message), note)
+    def _finish(self, reply: Reply, note: str = "", *, replace: bool = False) -> Answer:
+        text = note if replace else _joined(reply.text, note)
         if not text:
-            return self._unanswered(message)
-        self._keep(message, note)
+            return self._unanswered(reply)
+        self._keep(reply, note)
         if note and self._on_text is not None:
             self._on_text(f"\n{note}\n")
-        return self._answer(text, message.stop_reason)
+        self._scope.commit()
+        return self._answer(text, reply.stop_reason)
 
-    def _keep(self, message: Message, note: str) -> None:
+    def _keep(self, reply: Reply, note: str) -> None:
         """The reply into the history, which then ends with an assistant message: unrun tool
         calls are closed, and a reply with nothing left to keep is stood in for by the note."""
-        kept = self._conversation.add_assistant(message)
-        if uses := tool_uses(message):
-            self._conversation.add_tool_results([_not_run(use) for use in uses])
+        kept = self._conversation.add_reply(reply)
+        if reply.tool_calls:
+            self._conversation.add_tool_results([_not_run(use) for use in reply.tool_calls])
             self._conversation.add_assistant_text(note or GAVE_UP)
         elif not kept:
             self._conversation.add_assistant_text(note)
 
-    def _unanswered(self, message: Message) -> Answer:
+    def _unanswered(self, reply: Reply) -> Answer:
         """A reply with no text to show: no answer, and the exchange is not kept."""
-        log.warning("agent.empty_answer", stop_reason=message.stop_reason, **_EMPTY.log_fields())
-        self._conversation.rollback(self._mark)
-        return self._answer(NO_ANSWER, message.stop_reason, answered=False, error=_EMPTY)
+        log.warning("agent.empty_answer", stop_reason=reply.stop_reason, **_EMPTY.log_fields())
+        return self._answer(NO_ANSWER, reply.stop_reason, answered=False, error=_EMPTY)
 
-    def _refused(self, message: Message) -> Answer:
-        self._conversation.rollback(self._mark)  # a refused exchange is not kept
-        details = message.stop_details
-        text = _text_of(message) or (details.explanation if details else None) or REFUSED
-        if not _text_of(message) and self._on_text is not None:
+    def _refused(self, reply: Reply) -> Answer:
+        """A refusal is passed on; the refused exchange is not kept."""
+        text = reply.text or reply.refusal or REFUSED
+        if not reply.text and self._on_text is not None:
             self._on_text(text)
         return self._answer(text, "refusal")
 
-    def _context_full(self, message: Message) -> Answer | None:
-        return None if self._trim() else self._finish(message, CONTEXT_FULL)
+    def _context_full(self, reply: Reply) -> Answer | None:
+        return None if self._trim() else self._finish(reply, CONTEXT_FULL)
 
     def _trim(self) -> bool:
         """Drop the turns before this one (the history no longer fits); False if none."""
-        if not self._conversation.forget_before(self._mark):
+        dropped = self._scope.start
+        if not self._scope.forget_earlier():
             return False
-        log.info("agent.history_trimmed", dropped_before=self._mark)
-        self._mark = 0
+        log.info("agent.history_trimmed", dropped_before=dropped)
         return True
 
     def _answer(
@@ -260,18 +259,21 @@ class Turn:
             attempts=tuple(self._timeline),
             stop_reason=stop_reason,
             error=error,
+            model=_answering_model(self._timeline),
         )
 
 
-def _not_run(use: Any) -> dict[str, Any]:
+def _answering_model(timeline: list[Attempt]) -> str | None:
+    """The model whose attempt answered last in this turn, if any did."""
+    answered = (a.source for a in reversed(timeline) if a.caller == "model" and a.outcome == "ok")
+    return next(answered, None)
+
+
+def _not_run(use: ToolCall) -> ToolResultBlockParam:
     """The closing `tool_result` of a call the turn ended before running, logged once."""
     fields = NOT_RUN.log_fields()
-    log.warning("agent.tool_not_run", tool_use_id=use.id, tool=str(use.name)[:80], **fields)
+    log.warning("agent.tool_not_run", tool_use_id=use.id, tool=use.name[:80], **fields)
     return result_block(use.id, NOT_RUN.user_message, is_error=True)
-
-
-def _text_of(message: Message) -> str:
-    return "".join(block.text for block in message.content if block.type == "text").strip()
 
 
 def _joined(text: str, note: str) -> str:

@@ -1,48 +1,54 @@
-"""Model calls through error-to-action: the one retry layer for the model API (tenacity).
+"""Model calls through the resilience engine: the primary model, then a fallback model.
 
-Each failed attempt is classified with `errors.classify(…, retry_count=n, max_wait_s=cap)`
-and the retry is decided by `tools.middleware.decide` — the same decision the tools' retries
-take, on a more patient `Policy` (`MODEL_POLICY`): the server's Retry-After within the cap,
-an immediate reconnect when the connection never opened, full-jitter backoff otherwise; a
-longer Retry-After ends the call with "try again in …". Sleep and jitter are injected.
-An attempt that streamed part of a line before failing has that line ended before the retry,
-so the retried answer starts on a line of its own.
+Each model is a source: its failures are classified by error-to-action and retried within
+`MODEL_POLICY` (more patient than a tool's: a turn without the model has no answer), and a
+model that stays overloaded or unreachable hands over to the next one
+(`AGENT_FALLBACK_MODEL`). The timeline and the log name the model each attempt went to.
+When no model answers, `ModelUnavailable` carries one plain sentence for the person.
+
+An attempt that streamed part of a line before failing has that line ended before the next
+attempt, so the retried answer starts on a line of its own.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
 
-import structlog
-from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
-
-from errors import Action, ErrorAction, Verdict, classify
-from tools import Attempt, Observer, Progress
-from tools.middleware import Decision, Policy, decide, retry_phrase
-
-if TYPE_CHECKING:
-    from anthropic.types import Message
-
-    from agent.models import ModelBackend, ModelRequest, TextSink
+from agent.models import ModelBackend, ModelRequest, Reply, TextSink
+from errors import ErrorAction, classify
+from resilience import (
+    Attempt,
+    AttemptInfo,
+    Deadline,
+    Engine,
+    Observer,
+    Outcome,
+    Policy,
+    Source,
+)
 
 __all__ = ["MODEL_POLICY", "ModelCaller", "ModelUnavailable", "Sleep", "model_policy"]
 
-log = structlog.get_logger("agent")
-
 Sleep = Callable[[float], Awaitable[None]]
 
-_OPERATION = {"claude": "asking Claude for an answer"}
-
-# More patient than a tool: there is no fallback model, and a turn without one has no answer.
-MODEL_POLICY = Policy(max_wait_s=30.0, base_backoff_s=1.0, max_backoff_s=8.0, max_attempts=3)
+# More patient than a tool. The breaker works only with a fallback model (`ModelCaller` turns
+# it off for one): after repeated failures the primary is skipped for a while and the
+# fallback answers at once; skipping the only model would just refuse sooner.
+MODEL_POLICY = Policy(
+    max_wait_s=30.0,
+    deadline_s=300.0,
+    attempt_timeout_s=120.0,
+    base_backoff_s=1.0,
+    max_backoff_s=8.0,
+    max_attempts=3,
+    breaker_threshold=3,
+    breaker_cooldown_s=60.0,
+)
 
 
 def model_policy(tools_policy: Policy | None = None) -> Policy:
-    """`MODEL_POLICY`, running on the tools policy's sleep, clock and jitter when given."""
+    """`MODEL_POLICY`, on the tools policy's sleep, clock and jitter when given."""
     if tools_policy is None:
         return MODEL_POLICY
     return dataclasses.replace(
@@ -63,7 +69,7 @@ _MODEL_SENTENCE = (
 
 
 class ModelUnavailable(Exception):
-    """The model could not be reached within the bounds; `sentence` is safe to show a person."""
+    """No model answered within the bounds; `sentence` is safe to show a person."""
 
     def __init__(self, result: ErrorAction) -> None:
         super().__init__(result.error_type)
@@ -80,114 +86,83 @@ def _sentence(result: ErrorAction) -> str:
     return result.user_message
 
 
-@dataclass(slots=True)
 class ModelCaller:
-    """Calls a backend, retrying what error-to-action says may pass."""
+    """Asks the models in order, through one engine (its breakers live as long as it does)."""
 
-    backend: ModelBackend
-    policy: Policy = MODEL_POLICY
-    observer: Observer | None = None
+    def __init__(
+        self,
+        models: ModelBackend | Sequence[ModelBackend],
+        policy: Policy | None = None,
+        observer: Observer | None = None,
+    ) -> None:
+        self.models = tuple(models) if isinstance(models, Sequence) else (models,)
+        policy = policy or MODEL_POLICY
+        if len(self.models) == 1:
+            policy = dataclasses.replace(policy, breaker_threshold=0)
+        self.engine = Engine("model", policy, observer, kind="model")
 
-    async def create(self, request: ModelRequest, timeline: list[Attempt]) -> Message:
-        """One model answer, or `ModelUnavailable` once retrying is no longer worth it."""
-        run = _Run(self, timeline)
-        retrying = AsyncRetrying(
-            sleep=self.policy.sleep,
-            stop=stop_after_attempt(self.policy.max_attempts),
-            retry=run.should_retry,
-            wait=run.wait,
-            reraise=True,
-        )
+    @property
+    def name(self) -> str:
+        """The primary model's name."""
+        return self.models[0].name
+
+    async def create(
+        self, request: ModelRequest, timeline: list[Attempt], *, deadline: Deadline | None = None
+    ) -> Reply:
+        """One reply, or `ModelUnavailable` once no model is worth asking again."""
+        sources = [_source(model, request) for model in self.models]
+        outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
+        timeline.extend(outcome.attempts)
+        if outcome.answered and outcome.value is not None:
+            return outcome.value
+        raise _unavailable(outcome) from outcome.error
+
+    async def aclose(self) -> None:
+        """Close every model."""
+        for model in self.models:
+            await model.aclose()
+
+
+def _operation(name: str) -> str:
+    return "asking Claude for an answer" if name.startswith("claude") else "asking the model"
+
+
+def _unavailable(outcome: Outcome[Reply]) -> ModelUnavailable:
+    if outcome.fix is not None:  # the request itself is wrong (e.g. the prompt is too long)
+        return ModelUnavailable(classify(outcome.fix, _operation("")).result)
+    assert outcome.failure is not None  # no answer and nothing to fix: something failed
+    return ModelUnavailable(outcome.failure.result)
+
+
+def _source(model: ModelBackend, request: ModelRequest) -> Source[Reply]:
+    """One model as a source: each attempt streams through a line watch."""
+
+    async def fetch(_info: AttemptInfo) -> Reply:
+        watch = _LineWatch(request.on_text)
         try:
-            return await retrying(run.attempt, request)
-        except Exception as exc:
-            raise run.give_up(exc) from exc
+            return await model.create(dataclasses.replace(request, on_text=watch.sink))
+        except BaseException:
+            watch.close_line()
+            raise
+
+    return Source(model.name, fetch)
 
 
-class _Run:
-    """The state of one call across its attempts."""
+class _LineWatch:
+    """Passes streamed text on, remembering whether it left a line open."""
 
-    def __init__(self, caller: ModelCaller, timeline: list[Attempt]) -> None:
-        self.caller = caller
-        self.timeline = timeline
-        self.verdict: Verdict | None = None
-        self.decision = Decision(retry=False, reason="not_retryable")
-        self.operation = _OPERATION.get(caller.backend.name, "asking the model for an answer")
-        self.number = 0
-        self.started = 0.0
-        self.on_text: TextSink | None = None
-        self.mid_line = False  # this attempt streamed text that did not end its line
+    def __init__(self, on_text: TextSink | None) -> None:
+        self.on_text = on_text
+        self.mid_line = False
+        self.sink: TextSink | None = None if on_text is None else self._pass
 
-    async def attempt(self, request: ModelRequest) -> Message:
-        self.number += 1
-        self.started = time.monotonic()
-        self.on_text, self.mid_line = request.on_text, False
-        if request.on_text is not None:
-            request = dataclasses.replace(request, on_text=self._watched(request.on_text))
-        with structlog.contextvars.bound_contextvars(attempt=self.number):
-            message = await self.caller.backend.create(request)
-        self._record("ok")
-        return message
+    def _pass(self, text: str) -> None:
+        if text:
+            self.mid_line = not text.endswith("\n")
+        if self.on_text is not None:
+            self.on_text(text)
 
-    def _watched(self, on_text: TextSink) -> TextSink:
-        """`on_text`, noting whether the text so far left a line open."""
-
-        def stream(text: str) -> None:
-            if text:
-                self.mid_line = not text.endswith("\n")
-            on_text(text)
-
-        return stream
-
-    def should_retry(self, state: RetryCallState) -> bool:
-        error = state.outcome.exception() if state.outcome else None
-        if not isinstance(error, Exception):
-            return False
-        policy, retries = self.caller.policy, state.attempt_number - 1
-        self.verdict = classify(
-            error, self.operation, retry_count=retries, max_wait_s=policy.wait_cap()
-        )
-        self.decision = decide(self.verdict, policy, retries)
-        return self.decision.retry
-
-    def wait(self, state: RetryCallState) -> float:
-        assert self.verdict is not None  # should_retry ran first
-        self._failed(self.verdict, self.decision.wait_s)
-        return self.decision.wait_s
-
-    def give_up(self, error: Exception) -> ModelUnavailable:
-        verdict = self.verdict
-        if verdict is None or (verdict.retryable and not verdict.beyond_cap):
-            # not classified yet, or stopped by the attempt cap: past retrying now
-            retries = max(self.number, self.caller.policy.max_attempts)
-            verdict = classify(error, self.operation, retry_count=retries)
-        result = verdict.result
-        self._record(result.error_type, result.action.value)
-        log.warning("model.call_failed", **self._context(), **result.log_fields())
-        return ModelUnavailable(result)
-
-    def _failed(self, verdict: Verdict, wait: float) -> None:
-        result = verdict.result
-        self._record(result.error_type, result.action.value, wait)
-        log.warning("model.attempt_failed", wait_s=wait, **self._context(), **result.log_fields())
-        if self.on_text is not None and self.mid_line:  # "Let me" + retry: not "Let meAll good."
+    def close_line(self) -> None:
+        """After a failed attempt: "Let me" + retry reads "Let me\\nAll good.", not "Let meAll"."""
+        if self.on_text is not None and self.mid_line:
             self.on_text("\n")
-        if self.caller.observer is not None:
-            self.caller.observer(_progress(self.caller.backend.name, result, wait))
-
-    def _context(self) -> dict[str, object]:
-        return {"source": self.caller.backend.name, "attempt": self.number}
-
-    def _record(self, outcome: str, action: str | None = None, wait: float | None = None) -> None:
-        duration = time.monotonic() - self.started
-        name = self.caller.backend.name
-        self.timeline.append(Attempt("model", name, self.number, duration, outcome, action, wait))
-
-
-def _progress(backend: str, result: ErrorAction, wait: float) -> Progress:
-    label = "Claude" if backend == "claude" else "the model"
-    if result.action is Action.WAIT:
-        message = f"{label} is busy — {retry_phrase(wait)}"
-        return Progress("waiting", "model", backend, message, wait)
-    message = f"{label} did not answer — {retry_phrase(wait)}"
-    return Progress("retrying", "model", backend, message, wait)

@@ -1,4 +1,5 @@
-"""Settings from the environment (see DESIGN.md's table); the key never appears in a repr."""
+"""Settings from the environment (the table in docs/contracts.md); the key never appears in a
+repr."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class Settings:
     api_key: str | None = field(default=None, repr=False)
     base_url: str | None = None
     model: str = DEFAULT_MODEL
+    fallback_model: str | None = None  # answers when the primary model stays unavailable
     offline: bool = True
     log_file: str | None = None
     endpoints: Endpoints = field(default_factory=Endpoints)
@@ -48,6 +50,7 @@ class Settings:
             api_key=api_key,
             base_url=env.get("ANTHROPIC_BASE_URL", "").strip() or None,
             model=model or env.get("AGENT_MODEL", "").strip() or DEFAULT_MODEL,
+            fallback_model=env.get("AGENT_FALLBACK_MODEL", "").strip() or None,
             offline=forced or api_key is None,
             log_file=env.get("AGENT_LOG_FILE", "").strip() or None,
             endpoints=Endpoints.from_env(env),

@@ -1,4 +1,4 @@
-"""One round of tool calls: every `tool_use` block runs concurrently and gets one `tool_result`.
+"""One round of tool calls: every tool call runs concurrently and gets one `tool_result`.
 
 A call that already failed in this turn (same tool, same input) is not run again: the model
 is told plainly not to repeat it (`REPEATED`), and past `max_repeats` the turn is wrapped up.
@@ -12,15 +12,21 @@ import asyncio
 import json
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import structlog
 
+from agent.models import ToolCall
 from errors import Action, ErrorAction, classify
-from tools import Attempt, Registry, ToolResult
+from resilience import Attempt
+from tools import Registry, ToolResult
 from tools.registry import SOURCE
 
-__all__ = ["NOT_RUN", "REPEATED", "ToolRound", "result_block"]
+if TYPE_CHECKING:
+    from anthropic.types import ToolResultBlockParam
+
+__all__ = ["NOT_RUN", "REPEATED", "RoundResult", "ToolRound", "result_block"]
 
 log = structlog.get_logger("agent")
 
@@ -50,12 +56,24 @@ REPEATED = ErrorAction(
 )
 
 
-def result_block(tool_use_id: str, content: str, *, is_error: bool) -> dict[str, Any]:
+def result_block(tool_use_id: str, content: str, *, is_error: bool) -> ToolResultBlockParam:
     """A `tool_result` block; on error its content is only a plain sentence."""
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    block: ToolResultBlockParam = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": content,
+    }
     if is_error:
         block["is_error"] = True
     return block
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """What a round produced: one `tool_result` per call, in order, and every attempt made."""
+
+    results: list[ToolResultBlockParam]
+    attempts: tuple[Attempt, ...]
 
 
 class ToolRound:
@@ -66,25 +84,25 @@ class ToolRound:
         self._max_repeats = max_repeats
         self._timeout_s = timeout_s
         self._failures: Counter[tuple[str, str]] = Counter()
-        self.attempts: list[Attempt] = []
 
     @property
     def stuck(self) -> bool:
         """True once some failing call was repeated more often than tolerated."""
         return any(count > self._max_repeats for count in self._failures.values())
 
-    async def run(self, uses: Sequence[Any]) -> list[dict[str, Any]]:
-        """One `tool_result` per `tool_use`, in the same order."""
-        return list(await asyncio.gather(*(self._one(use) for use in uses)))
+    async def run(self, uses: Sequence[ToolCall]) -> RoundResult:
+        """One `tool_result` per call, in the same order, with the attempts behind them."""
+        done = await asyncio.gather(*(self._one(use) for use in uses))
+        attempts = tuple(attempt for _, result in done for attempt in result)
+        return RoundResult([block for block, _ in done], attempts)
 
-    async def _one(self, use: Any) -> dict[str, Any]:
+    async def _one(self, use: ToolCall) -> tuple[ToolResultBlockParam, tuple[Attempt, ...]]:
         with structlog.contextvars.bound_contextvars(tool_use_id=use.id, tool=use.name[:80]):
-            key = (str(use.name), json.dumps(use.input, sort_keys=True, default=str))
+            key = (use.name, json.dumps(use.input, sort_keys=True, default=str))
             if self._failures[key]:
-                return self._repeated(use.id, key)
+                return self._repeated(use.id, key), ()
             result = await self._dispatch(use.name, use.input)
-            self.attempts.extend(result.attempts)  # the registry's own line included, once
-            return self._settle(use.id, key, result)
+            return self._settle(use.id, key, result), result.attempts
 
     async def _dispatch(self, name: str, tool_input: object) -> ToolResult:
         """The registry's result, bounded by `timeout_s` (the registry's job, not ours)."""
@@ -96,7 +114,9 @@ class ToolRound:
             attempt = Attempt(name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
             return ToolResult.failed(result, (attempt,))
 
-    def _settle(self, tool_use_id: str, key: tuple[str, str], result: ToolResult) -> dict[str, Any]:
+    def _settle(
+        self, tool_use_id: str, key: tuple[str, str], result: ToolResult
+    ) -> ToolResultBlockParam:
         content = result.content  # on error, only the error-to-action sentence
         if result.is_error:
             self._failures[key] += 1
@@ -104,7 +124,7 @@ class ToolRound:
         log.info("agent.tool_result", is_error=result.is_error, error_type=error_type)
         return result_block(tool_use_id, content, is_error=result.is_error)
 
-    def _repeated(self, tool_use_id: str, key: tuple[str, str]) -> dict[str, Any]:
+    def _repeated(self, tool_use_id: str, key: tuple[str, str]) -> ToolResultBlockParam:
         self._failures[key] += 1
         log.warning("agent.repeated_call", repeats=self._failures[key], **REPEATED.log_fields())
         return result_block(tool_use_id, REPEATED.user_message, is_error=True)

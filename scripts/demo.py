@@ -28,14 +28,22 @@ from structlog.testing import capture_logs
 from structlog.typing import EventDict
 
 from agent.answer import Answer
-from agent.app import make_backend, open_agent
+from agent.app import make_backends, open_agent
 from agent.console import trace_table
 from agent.log import shared_processors
 from agent.models import ModelBackend
-from agent.models.faults import FlakyModel, MangledInputModel, api_error
 from agent.settings import Settings
-from tools import Fault, Policy, SimulatedServices, make_client
-from tools.simulated import GEOCODING, WTTR
+from offline import (
+    GEOCODING,
+    WTTR,
+    Fault,
+    FlakyModel,
+    MangledInputModel,
+    SimulatedServices,
+    api_error,
+)
+from resilience import Policy
+from tools import make_client
 
 _QUIET_EVENTS = {"agent.turn_started", "agent.turn_finished", "agent.tool_result"}
 
@@ -135,7 +143,7 @@ async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
     scenario.faults(services)
     sleep = SleepRecorder()
     policy = Policy(sleep=sleep)
-    backend = scenario.model(make_backend(settings))
+    backend = scenario.model(make_backends(settings)[0])
     with capture_logs(processors=shared_processors()) as events:
         async with make_client(transport=services.transport) as http:
             agent = await open_agent(settings, http=http, backend=backend, policy=policy)

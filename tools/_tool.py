@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from resilience import Observer, Policy
 from tools._types import ToolResult
 
-__all__ = ["Handler", "Tool"]
+if TYPE_CHECKING:
+    from anthropic.types import ToolParam
+
+__all__ = ["Handler", "Rebind", "Tool"]
 
 Handler = Callable[[Any], Awaitable[ToolResult]]
+Rebind = Callable[[Policy | None, Observer | None], "Tool"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,8 +25,9 @@ class Tool:
     """One tool the model may call.
 
     `handler` receives a validated instance of `input_model` and returns a `ToolResult`;
-    it never raises for upstream failures (the middleware turns them into results).
+    it never raises for upstream failures (the engine turns them into results).
     `activity` names the work in plain words ("getting the weather") for error messages.
+    `rebind`, when set, builds the same tool on an agent's policy and observer (`bound`).
     """
 
     name: str
@@ -29,11 +35,17 @@ class Tool:
     input_model: type[BaseModel]
     handler: Handler
     activity: str
+    rebind: Rebind | None = None
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self) -> ToolParam:
         """The Anthropic `tools` entry for this tool."""
         return {
             "name": self.name,
             "description": self.description,
             "input_schema": self.input_model.model_json_schema(),
         }
+
+    def bound(self, policy: Policy | None, observer: Observer | None) -> Tool:
+        """This tool on `policy` (its sleep, clock, retry budget) reporting to `observer`;
+        itself when it was built for them already."""
+        return self if self.rebind is None else self.rebind(policy, observer)

@@ -1,28 +1,13 @@
-"""Values the tool layer hands to the agent: results, attempt records, progress events."""
+"""What a tool call hands back to the agent: exactly one `ToolResult` per `tool_use`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
 
 from errors import ErrorAction
+from resilience import Attempt
 
-__all__ = ["Attempt", "Observer", "Progress", "ProgressKind", "ToolResult"]
-
-ProgressKind = Literal["retrying", "waiting", "falling_back", "degraded", "skipped"]
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt:
-    """One call to one source, for the `/trace` timeline and the demo."""
-
-    tool: str
-    source: str  # e.g. "open-meteo", "wttr.in", "calculate"
-    number: int  # 1-based, per source (0: the source was skipped, not called)
-    duration_s: float
-    outcome: str  # "ok", or the error_type of the failure
-    action: str | None = None  # error-to-action's action, on failure
-    wait_s: float | None = None  # the wait requested before the next attempt, if any
+__all__ = ["ToolResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,20 +27,3 @@ class ToolResult:
     def failed(cls, error: ErrorAction, attempts: tuple[Attempt, ...] = ()) -> ToolResult:
         """The `is_error` result for `error`: the model reads only its `user_message`."""
         return cls(error.user_message, is_error=True, error=error, attempts=attempts)
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """A progress event for a status line ("weather service busy — retrying in 2 s")."""
-
-    kind: ProgressKind
-    tool: str
-    source: str
-    message: str  # one plain phrase, safe to show a person
-    wait_s: float | None = None
-
-
-class Observer(Protocol):
-    """Receives progress events; must not block."""
-
-    def __call__(self, event: Progress, /) -> None: ...

@@ -12,16 +12,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from pydantic import BaseModel, ValidationError
 
 from errors import DeadlineExceeded, InvalidInput, classify
+from resilience import Attempt
 from tools._tool import Tool
-from tools._types import Attempt, ToolResult
+from tools._types import ToolResult
 
 __all__ = ["SOURCE", "Registry"]
+
+if TYPE_CHECKING:
+    from anthropic.types import ToolParam
 
 log = structlog.get_logger("tools")
 
@@ -44,7 +48,7 @@ class Registry:
         """The registered tools, in registration order."""
         return tuple(self._tools.values())
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[ToolParam]:
         """The `tools` parameter for the Messages API."""
         return list(self._definitions)
 

@@ -1,8 +1,21 @@
-"""Model backends: Claude over HTTP, the offline scripted model, fault-injecting wrappers.
+"""Model backends and the light types the loop reads.
 
-Import `agent.models.claude` / `agent.models.offline` where needed: both pull in `anthropic`.
+`agent.models.claude` (Claude over HTTP) imports the anthropic SDK; nothing here does, so
+offline mode (`offline.OfflineModel`) never loads it.
 """
 
 from agent.models._base import ModelBackend, ModelRequest, PromptTooLong, TextSink
+from agent.models._reply import Block, OtherBlock, Reply, Text, ToolCall, Usage
 
-__all__ = ["ModelBackend", "ModelRequest", "PromptTooLong", "TextSink"]
+__all__ = [
+    "Block",
+    "ModelBackend",
+    "ModelRequest",
+    "OtherBlock",
+    "PromptTooLong",
+    "Reply",
+    "Text",
+    "TextSink",
+    "ToolCall",
+    "Usage",
+]

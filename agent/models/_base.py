@@ -1,15 +1,16 @@
-"""The seam between the loop and a model: one request in, one `anthropic.types.Message` out."""
+"""The seam between the loop and a model: one `ModelRequest` in, one `Reply` out."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from agent.models._reply import Reply
 from errors import InvalidInput
 
 if TYPE_CHECKING:
-    from anthropic.types import Message, MessageParam
+    from anthropic.types import MessageParam, ToolChoiceParam, ToolParam
 
 __all__ = ["ModelBackend", "ModelRequest", "PromptTooLong", "TextSink"]
 
@@ -21,18 +22,18 @@ class ModelRequest:
     """Everything one Messages API call needs; `on_text` receives text as it streams."""
 
     messages: Sequence[MessageParam]
-    tools: Sequence[dict[str, Any]] = ()
+    tools: Sequence[ToolParam] = ()
     system: str = ""
     max_tokens: int = 1024
-    tool_choice: dict[str, Any] | None = None
+    tool_choice: ToolChoiceParam | None = None
     on_text: TextSink | None = field(default=None, compare=False)
 
 
 class PromptTooLong(InvalidInput):
-    """The messages no longer fit in the model's context window; `detail` is for the log only.
+    """The messages no longer fit in the model's context window; `reason` is for the log only.
 
-    An `InvalidInput` (fix_input, never resent as is): the loop drops earlier turns and asks
-    once more, and says so plainly when there is nothing left to drop.
+    An `InvalidInput` (fix_input, never resent as is, no fallback model asked): the loop drops
+    earlier turns and asks once more, and says so plainly when there is nothing left to drop.
     """
 
     def __init__(self, detail: str) -> None:
@@ -47,15 +48,15 @@ class ModelBackend(Protocol):
 
     `create` raises on failure: the SDK's own exceptions, or ours where the SDK's would
     mislead (`errors.BadUpstreamData` for an answer that is not a whole message,
-    `PromptTooLong`); the caller classifies and retries.
+    `PromptTooLong`); the engine classifies and retries.
     """
 
     @property
     def name(self) -> str:
-        """A short label for logs and the timeline ("claude", "offline")."""
+        """The model's id, as the timeline and the log show it ("claude-sonnet-4-6")."""
         ...
 
-    async def create(self, request: ModelRequest) -> Message:
+    async def create(self, request: ModelRequest) -> Reply:
         """One model call."""
         ...
 

@@ -1,7 +1,8 @@
 """Claude through `anthropic.AsyncAnthropic`, with the SDK's own retries off (we own retrying).
 
-The boundary to the SDK: what it hands back is checked here, once, and what it raises is
-translated where the SDK's own type would mislead the classifier (chaining the original):
+The boundary to the SDK: what it hands back is checked here, once, and converted into the
+agent's light `Reply`; what it raises is translated where the SDK's own type would mislead
+the classifier (chaining the original):
 
 - a 200 answer that is not a whole message — HTML from a proxy (the SDK returns a `str`),
   JSON of another shape, a stream that is not SSE (the SDK fails an `assert`) or that ends
@@ -22,6 +23,7 @@ from anthropic import omit
 from anthropic.types import Message
 
 from agent.models._base import ModelRequest, PromptTooLong, TextSink
+from agent.models._reply import Block, OtherBlock, Reply, Text, ToolCall, Usage
 from agent.settings import DEFAULT_MODEL
 from errors import BadUpstreamData
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     import httpx2
     from anthropic.lib.streaming import AsyncMessageStream
 
-__all__ = ["DEFAULT_TIMEOUT_S", "SOURCE", "ClaudeModel", "new_client"]
+__all__ = ["DEFAULT_TIMEOUT_S", "SOURCE", "ClaudeModel", "new_client", "to_reply"]
 
 # The SDK waits up to ten minutes by default; a turn must end in bounded time.
 DEFAULT_TIMEOUT_S = 60.0
@@ -63,8 +65,6 @@ class ClaudeModel:
     way with the SDK's retries off and `timeout_s` per request.
     """
 
-    name = SOURCE
-
     def __init__(
         self,
         *,
@@ -76,6 +76,7 @@ class ClaudeModel:
         client: anthropic.AsyncAnthropic | None = None,
     ) -> None:
         self.model = model
+        self.name = model  # the timeline's source: which model answered, or failed
         self._owns_client = client is None
         if client is None:
             self._client = new_client(
@@ -84,8 +85,13 @@ class ClaudeModel:
         else:  # a cheap copy on the same connections: the shared one may have retries on
             self._client = client.with_options(max_retries=0, timeout=timeout_s)
 
-    async def create(self, request: ModelRequest) -> Message:
-        """One whole message; raises the SDK's exceptions, or ours (see the module's doc)."""
+    @property
+    def client(self) -> anthropic.AsyncAnthropic:
+        """The SDK client this model calls through (for a second model to share)."""
+        return self._client
+
+    async def create(self, request: ModelRequest) -> Reply:
+        """One whole reply; raises the SDK's exceptions, or ours (see the module's doc)."""
         params = self._params(request)
         with _translated():
             if request.on_text is None:
@@ -93,7 +99,7 @@ class ClaudeModel:
             else:
                 async with self._client.messages.stream(**params) as stream:
                     answer = await _streamed(stream, request.on_text)
-        return _checked(answer)
+        return to_reply(_checked(answer))
 
     async def aclose(self) -> None:
         """Close the SDK's HTTP client, unless it is a shared one."""
@@ -168,3 +174,25 @@ def _readable(block: object) -> bool:
     if expected is None:
         return False
     return all(isinstance(getattr(block, key, None), t) for key, t in expected.items())
+
+
+def to_reply(message: Message) -> Reply:
+    """A checked SDK message as the agent's own `Reply`."""
+    details = message.stop_details
+    return Reply(
+        content=tuple(_block(block) for block in message.content),
+        stop_reason=message.stop_reason,
+        model=message.model,
+        usage=Usage(message.usage.input_tokens, message.usage.output_tokens),
+        refusal=details.explanation if details else None,
+        id=message.id,
+    )
+
+
+def _block(block: Any) -> Block:
+    """One content block: text and tool calls read, anything else kept as it came."""
+    if block.type == "text":
+        return Text(block.text)
+    if block.type == "tool_use":
+        return ToolCall(block.id, block.name, dict(block.input))
+    return OtherBlock(str(block.type), block.to_dict())

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import structlog
 
+from offline import SimulatedServices
 from tests.agent.helpers import Connector
-from tools import SimulatedServices
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,8 @@
-"""A fake Messages API for the real anthropic SDK: JSON or SSE replies over httpx2, recorded."""
+"""A fake Messages API for the real anthropic SDK: JSON or SSE replies over httpx2, recorded.
+
+The bodies and event streams come from `offline._messages_wire`, the encoders every fake in
+the project shares; this module only puts them on httpx2.
+"""
 
 from __future__ import annotations
 
@@ -9,32 +13,38 @@ from typing import Any
 
 import httpx2
 
-MODEL = "claude-sonnet-4-6"
+from offline._messages_wire import (
+    MODEL,
+    error_body,
+    message_body,
+    sse_bytes,
+    sse_error_events,
+    sse_events,
+    text_block,
+    tool_use_block,
+)
+
+__all__ = [
+    "MODEL",
+    "FakeClaude",
+    "error",
+    "message",
+    "message_body",
+    "sse_bytes",
+    "start_events",
+    "stream",
+    "stream_error",
+    "stream_tool_use",
+    "text_block",
+    "tool_use",
+]
+
 Reply = httpx2.Response | Callable[[httpx2.Request], httpx2.Response]
-
-
-def text_block(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text}
+_SSE = {"content-type": "text/event-stream"}
 
 
 def tool_use(tool_id: str, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
-
-
-def message_body(
-    *blocks: dict[str, Any], stop_reason: str = "end_turn", **extra: Any
-) -> dict[str, Any]:
-    return {
-        "id": "msg_fake",
-        "type": "message",
-        "role": "assistant",
-        "model": MODEL,
-        "content": list(blocks),
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 5},
-        **extra,
-    }
+    return tool_use_block(tool_id, name, tool_input)
 
 
 def message(
@@ -48,107 +58,29 @@ def error(
     status: int, error_type: str, text: str = "", headers: dict[str, str] | None = None
 ) -> httpx2.Response:
     """An error answer with the API's error body."""
-    body = {
-        "type": "error",
-        "error": {"type": error_type, "message": text or error_type},
-        "request_id": "req_fake",
-    }
-    return httpx2.Response(status, json=body, headers=headers)
-
-
-def _sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
-    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
-
-
-def _start_events(text: str) -> list[tuple[str, dict[str, Any]]]:
-    start = message_body(stop_reason="end_turn")
-    start["stop_reason"] = None
-    return [
-        ("message_start", {"type": "message_start", "message": start}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": text},
-            },
-        ),
-    ]
+    return httpx2.Response(status, json=error_body(error_type, text), headers=headers)
 
 
 def stream(text: str, stop_reason: str = "end_turn") -> httpx2.Response:
     """A streamed text answer."""
-    events = [
-        *_start_events(text),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": 5},
-            },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=_sse(events))
+    body = message_body(text_block(text), stop_reason=stop_reason)
+    return httpx2.Response(200, headers=_SSE, content=sse_bytes(sse_events(body)))
 
 
 def stream_tool_use(
     text: str, tool_id: str, name: str, tool_input: dict[str, Any]
 ) -> httpx2.Response:
     """A streamed answer: some text, then one tool_use whose input arrives in two pieces."""
-    raw = json.dumps(tool_input)
-    half = len(raw) // 2
-    events = [
-        *_start_events(text),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 1,
-                "content_block": {"type": "tool_use", "id": tool_id, "name": name, "input": {}},
-            },
-        ),
-        *(
-            (
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": 1,
-                    "delta": {"type": "input_json_delta", "partial_json": part},
-                },
-            )
-            for part in (raw[:half], raw[half:])
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 1}),
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-                "usage": {"output_tokens": 5},
-            },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=_sse(events))
+    body = message_body(
+        text_block(text), tool_use_block(tool_id, name, tool_input), stop_reason="tool_use"
+    )
+    return httpx2.Response(200, headers=_SSE, content=sse_bytes(sse_events(body)))
 
 
 def stream_error(partial: str, error_type: str = "overloaded_error") -> httpx2.Response:
     """A stream that starts, then carries an `event: error` (e.g. overloaded_error)."""
-    failure = {"type": "error", "error": {"type": error_type, "message": "Overloaded"}}
-    events = [*_start_events(partial), ("error", failure)]
-    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=_sse(events))
+    events = sse_error_events(partial, error_type)
+    return httpx2.Response(200, headers=_SSE, content=sse_bytes(events))
 
 
 class FakeClaude:
@@ -178,3 +110,8 @@ class FakeClaude:
 def _fresh(response: httpx2.Response) -> httpx2.Response:
     """A response may be served more than once: copy it each time."""
     return httpx2.Response(response.status_code, headers=response.headers, content=response.content)
+
+
+def start_events(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The opening events of a text stream, cut before the block ends (for streams cut short)."""
+    return list(sse_error_events(text))[:-1]

@@ -7,75 +7,39 @@ import dataclasses
 import itertools
 import json
 import re
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from anthropic.types import Message, TextBlock, ToolUseBlock
 from pydantic import BaseModel, Field
 
 from agent.answer import Limits
 from agent.app import Agent, open_agent
 from agent.model_call import MODEL_POLICY, ModelCaller
-from agent.models import ModelRequest
+from agent.models import Block, ModelRequest, Reply
 from agent.models.claude import ClaudeModel
-from agent.models.offline import make_message
 from agent.settings import Settings
 from errors import NotFound, UpstreamStatus, classify, plainness_problems
+from offline import QueuedModel, SimulatedServices, calls, text
+from resilience import Attempt, Policy
 from tests.agent.fake_claude import FakeClaude
-from tools import Attempt, Policy, Registry, SimulatedServices, Tool, ToolResult, make_client
+from tools import Registry, Tool, ToolResult, make_client
+
+__all__ = ["QueuedModel", "ScriptedModel", "calls", "reply", "text"]
+
+ScriptedModel = QueuedModel  # the tests' name for the queued fake
 
 SECRET = "sk-ant-api03-SECRETSECRETSECRET1234567890"
 API_KEY = "sk-ant-api03-TESTSECRET-0123456789abcdefghijklmnop"  # the agent's own Claude key
 CLAUDE_BASE = "https://claude.test"
 CLAUDE_URL = f"{CLAUDE_BASE}/v1/messages"
 ONLINE = Settings(api_key=API_KEY, base_url=CLAUDE_BASE, offline=False)
-# What must never reach the model (DESIGN.md, "Invariants"): tracebacks, exception names,
+# What must never reach the model (docs/architecture.md, "Invariants"): tracebacks, exception names,
 # status codes, URLs, upstream bodies (JSON errors, HTML pages, the simulated faults' words).
 RAW = re.compile(
     r"Traceback|Error\b|Exception|\b[1-5]\d\d\b|https?://|Simulated failure|sk-ant|\{\"error\""
     r"|<html|nginx",
     re.IGNORECASE,
 )
-
-
-def text(answer: str, stop_reason: Any = "end_turn") -> Message:
-    """A text-only response."""
-    return make_message([TextBlock(type="text", text=answer)], stop_reason)
-
-
-def calls(*uses: tuple[str, dict[str, Any]], stop_reason: Any = "tool_use") -> Message:
-    """A response that calls tools, one `tool_use` per (name, input)."""
-    blocks = [
-        ToolUseBlock(type="tool_use", id=f"toolu_{i:02d}", name=name, input=tool_input)
-        for i, (name, tool_input) in enumerate(uses)
-    ]
-    return make_message(blocks, stop_reason)
-
-
-class ScriptedModel:
-    """Answers with queued messages (or raises queued errors) and records every request."""
-
-    name = "scripted"
-
-    def __init__(self, *replies: Message | BaseException, repeat_last: bool = False) -> None:
-        self.replies: deque[Message | BaseException] = deque(replies)
-        self.requests: list[ModelRequest] = []
-        self.repeat_last = repeat_last
-        self.closed = False
-
-    async def create(self, request: ModelRequest) -> Message:
-        self.requests.append(request)
-        reply = self.replies[0] if self.repeat_last and len(self.replies) == 1 else None
-        reply = reply or self.replies.popleft()
-        if isinstance(reply, BaseException):
-            raise reply
-        if request.on_text is not None:
-            request.on_text("".join(b.text for b in reply.content if isinstance(b, TextBlock)))
-        return reply
-
-    async def aclose(self) -> None:
-        self.closed = True
 
 
 class CityInput(BaseModel):
@@ -230,3 +194,10 @@ class Connector:
 def model_policy_on(sleep: Any, **changes: Any) -> Policy:
     """The model-call policy, sleeping through `sleep` (and with any other knob changed)."""
     return dataclasses.replace(MODEL_POLICY, sleep=sleep, **changes)
+
+
+def reply(
+    content: Iterable[Block] = (), stop_reason: str | None = "end_turn", **fields: Any
+) -> Reply:
+    """A model reply with exactly these blocks."""
+    return Reply(tuple(content), stop_reason, **fields)

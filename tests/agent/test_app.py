@@ -7,13 +7,13 @@ from typing import Any
 
 import httpx
 
-from agent.app import ask, make_backend, model_client, open_agent
+from agent.app import ask, make_backends, model_client, open_agent
 from agent.models.claude import ClaudeModel, new_client
-from agent.models.offline import OfflineModel
 from agent.settings import Settings
+from offline import Fault, OfflineModel, SimulatedServices
 from tests.agent.fake_claude import FakeClaude, message, message_body, text_block
 from tests.agent.helpers import SECRET
-from tools import Fault, SimulatedServices, make_client
+from tools import make_client
 
 ONLINE = Settings(api_key=SECRET, base_url="https://claude.test", offline=False)
 
@@ -70,8 +70,8 @@ async def test_a_division_by_zero_is_a_graceful_answer() -> None:
 
 def test_the_backend_follows_the_settings() -> None:
     """Offline settings give the scripted model; a key gives Claude."""
-    assert isinstance(make_backend(Settings()), OfflineModel)
-    assert isinstance(make_backend(ONLINE), ClaudeModel)
+    assert isinstance(make_backends(Settings())[0], OfflineModel)
+    assert isinstance(make_backends(ONLINE)[0], ClaudeModel)
 
 
 async def test_online_ask_uses_claude_at_the_base_url(httpx2_mock: Any) -> None:

@@ -16,11 +16,11 @@ from agent.models.claude import ClaudeModel, new_client
 from errors import BadUpstreamData, classify
 from tests.agent.fake_claude import (
     FakeClaude,
-    _sse,
-    _start_events,
     error,
     message,
     message_body,
+    sse_bytes,
+    start_events,
     stream,
     text_block,
     tool_use,
@@ -32,7 +32,7 @@ REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
 STREAMED = ModelRequest(messages=[{"role": "user", "content": "hi"}], on_text=lambda _: None)
 HTML = httpx2.Response(200, headers={"content-type": "text/html"}, content=b"<html>proxy</html>")
 CUT = httpx2.Response(
-    200, headers={"content-type": "text/event-stream"}, content=_sse(_start_events("Paris"))
+    200, headers={"content-type": "text/event-stream"}, content=sse_bytes(start_events("Paris"))
 )
 
 
@@ -146,7 +146,7 @@ async def test_bad_data_every_time_is_retried_once_then_one_plain_sentence(
     assert "Paris" not in answer.text
     assert "try again" in answer.text
     [failed] = [e for e in logs if e["event"] == "model.call_failed"]
-    assert (failed["error_type"], failed["source"]) == ("bad_data", "claude")
+    assert (failed["error_type"], failed["last_source"]) == ("bad_data", "claude-sonnet-4-6")
 
 
 async def test_a_prompt_too_long_from_the_api_trims_the_history(fake_sleep: Any) -> None:

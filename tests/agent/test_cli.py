@@ -105,10 +105,12 @@ def test_the_log_file_gets_json_events_without_secrets(httpx2_mock: Any, tmp_pat
     run(["ask", "hi"], online(tmp_path))
     text = (tmp_path / "agent.jsonl").read_text()
     events = [json.loads(line) for line in text.splitlines()]
-    [failed] = [e for e in events if e["event"] == "model.call_failed"]
+    [failed] = [e for e in events if e["event"] == "model.attempt_failed"]
     assert failed["developer_note"]
     assert failed["error_type"] == "invalid_request"
     assert {"timestamp", "level", "turn"} <= failed.keys()
+    [gave_up] = [e for e in events if e["event"] == "model.call_failed"]
+    assert gave_up["error_type"] == "invalid_request"
     assert SECRET not in text
 
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from anthropic.types import TextBlock
+import pytest
 
 from agent.conversation import Conversation
-from agent.models.offline import make_message
-from tests.agent.helpers import calls, text
+from agent.models import Text
+from tests.agent.helpers import calls, reply, text
 
 
 def test_a_question_then_an_answer_alternate_roles() -> None:
     """User and assistant messages alternate, content as blocks."""
     conversation = Conversation()
     conversation.add_user_text("hi")
-    conversation.add_assistant(text("hello"))
+    conversation.add_reply(text("hello"))
     assert [m["role"] for m in conversation.messages] == ["user", "assistant"]
     assert conversation.messages[1]["content"] == [{"type": "text", "text": "hello"}]
 
@@ -21,7 +21,7 @@ def test_a_question_then_an_answer_alternate_roles() -> None:
 def test_assistant_tool_use_blocks_keep_only_the_fields_sent() -> None:
     """A tool_use block goes back exactly as id, name, input and type."""
     conversation = Conversation()
-    conversation.add_assistant(calls(("get_weather", {"city": "Paris"})))
+    conversation.add_reply(calls(("get_weather", {"city": "Paris"})))
     [block] = conversation.messages[0]["content"]  # type: ignore[misc]
     assert block == {
         "type": "tool_use",
@@ -40,24 +40,53 @@ def test_text_after_tool_results_joins_the_same_user_message() -> None:
     assert [b["type"] for b in message["content"]] == ["tool_result", "text"]  # type: ignore[index, union-attr]
 
 
-def test_rollback_forgets_a_turn() -> None:
-    """Rolling back to a mark drops everything added after it."""
+def test_a_turn_not_committed_is_rolled_back() -> None:
+    """A turn scope left without `commit` drops everything the turn added."""
     conversation = Conversation()
     conversation.add_user_text("one")
-    conversation.add_assistant(text("1"))
-    mark = len(conversation)
-    conversation.add_user_text("two")
-    conversation.rollback(mark)
+    conversation.add_reply(text("1"))
+    with conversation.turn():
+        conversation.add_user_text("two")
+        conversation.add_reply(text("2"))
     assert len(conversation) == 2
 
 
-def test_forget_before_keeps_the_current_turn() -> None:
+def test_a_committed_turn_is_kept() -> None:
+    """A turn scope that commits keeps its messages."""
+    conversation = Conversation()
+    with conversation.turn() as turn:
+        conversation.add_user_text("one")
+        conversation.add_reply(text("1"))
+        turn.commit()
+    assert len(conversation) == 2
+
+
+def test_a_turn_that_raises_is_rolled_back() -> None:
+    """An exception (a cancelled turn) leaves the history as it was."""
+    conversation = Conversation()
+    def cancelled_turn() -> None:
+        with conversation.turn():
+            conversation.add_user_text("one")
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        cancelled_turn()
+    assert len(conversation) == 0
+
+
+def test_forget_earlier_keeps_the_current_turn() -> None:
     """Earlier turns are dropped; the current one stays, starting with its question."""
     conversation = Conversation()
     conversation.add_user_text("one")
-    conversation.add_assistant(text("1"))
-    assert conversation.forget_before(2) is True
-    assert conversation.forget_before(0) is False
+    conversation.add_reply(text("1"))
+    with conversation.turn() as turn:
+        conversation.add_user_text("two")
+        assert turn.forget_earlier() is True
+        assert turn.forget_earlier() is False
+        turn.commit()
+    assert conversation.messages == [
+        {"role": "user", "content": [{"type": "text", "text": "two"}]}
+    ]
 
 
 def test_messages_is_a_copy() -> None:
@@ -70,8 +99,8 @@ def test_messages_is_a_copy() -> None:
 def test_no_empty_message_ever_enters_the_history() -> None:
     """An empty reply, blank text and no tool results add nothing (the API rejects them)."""
     conversation = Conversation()
-    assert conversation.add_assistant(make_message([])) is False
-    assert conversation.add_assistant(text("   ")) is False
+    assert conversation.add_reply(reply([])) is False
+    assert conversation.add_reply(text("   ")) is False
     assert conversation.add_assistant_text("") is False
     conversation.add_tool_results([])
     conversation.add_user_text(" \n")
@@ -81,9 +110,9 @@ def test_no_empty_message_ever_enters_the_history() -> None:
 def test_blank_text_blocks_are_dropped_from_a_reply() -> None:
     """A blank text block beside a tool_use is not sent back; the tool_use is."""
     conversation = Conversation()
-    reply = make_message(
-        [TextBlock(type="text", text=""), *calls(("calculate", {"expression": "1"})).content],
+    answer = reply(
+        [Text(""), *calls(("calculate", {"expression": "1"})).content],
         "tool_use",
     )
-    assert conversation.add_assistant(reply) is True
+    assert conversation.add_reply(answer) is True
     assert [b["type"] for b in conversation.messages[0]["content"]] == ["tool_use"]  # type: ignore[index]

@@ -45,7 +45,7 @@ async def test_the_rate_limit_wait_is_requested_not_slept(demo: ModuleType) -> N
     """Retry-After: 2 goes to the demo's recording sleep, once, and the retry then answers."""
     [scenario] = [s for s in demo.SCENARIOS if s.name == "rate_limit"]
     outcome = await demo.run_scenario(scenario, Settings())
-    weather = [(a.outcome, a.wait_s) for a in outcome.answer.attempts if a.tool == "get_weather"]
+    weather = [(a.outcome, a.wait_s) for a in outcome.answer.attempts if a.caller == "get_weather"]
     assert outcome.waits == [2.0]
     assert weather == [("rate_limit", 2.0), ("ok", None)]
 

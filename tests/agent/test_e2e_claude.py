@@ -14,6 +14,8 @@ from agent.answer import Limits
 from agent.app import open_agent
 from agent.conversation import Conversation
 from agent.loop import CUT_SHORT, GAVE_UP
+from offline import Fault, SimulatedServices
+from resilience import Policy
 from tests.agent.fake_claude import (
     FakeClaude,
     error,
@@ -33,7 +35,6 @@ from tests.agent.helpers import (
     assert_plain,
     check_every_request,
 )
-from tools import Fault, Policy, SimulatedServices
 
 
 def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -180,7 +181,9 @@ async def test_an_overloaded_model_that_stays_down_gives_no_answer(connect: Conn
     assert_plain(answer.text)
     [failed] = [e for e in logs if e["event"] == "model.call_failed"]
     assert failed["error_type"] == "overloaded"
-    assert failed["developer_note"]
+    attempts = [e for e in logs if e["event"] == "model.attempt_failed"]
+    assert len(attempts) == 3
+    assert all(e["developer_note"] for e in attempts)
 
 
 async def test_a_rejected_key_is_not_retried_and_says_how_to_fix_it(connect: Connector) -> None:

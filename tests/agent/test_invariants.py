@@ -32,13 +32,15 @@ from agent.log import configure_logging
 from agent.loop import GAVE_UP
 from agent.models.claude import ClaudeModel
 from agent.repl import Repl, run_repl
+from offline import Fault, SimulatedServices
+from resilience import Policy
 from tests.agent.fake_claude import (
     FakeClaude,
-    _sse,
-    _start_events,
     error,
     message,
     message_body,
+    sse_bytes,
+    start_events,
     stream,
     stream_error,
     stream_tool_use,
@@ -59,7 +61,7 @@ from tests.agent.helpers import (
     error_results,
     registry,
 )
-from tools import Fault, Policy, SimulatedServices, Tool, ToolResult, make_client
+from tools import Tool, ToolResult, make_client
 
 HTML = httpx2.Response(200, headers={"content-type": "text/html"}, content=b"<html>proxy</html>")
 
@@ -181,7 +183,7 @@ async def test_a_tool_whose_upstreams_hang_ends_by_its_deadline(
     )
     async with asyncio.timeout(5):  # a hang guard: without the deadline, the turn never ends
         answer = await (await connect(fake, policy=policy)).ask("Paris?")
-    weather = [a.outcome for a in answer.attempts if a.tool == "get_weather"]
+    weather = [a.outcome for a in answer.attempts if a.caller == "get_weather"]
     assert weather  # each source was tried, and each attempt was cut, not answered
     assert set(weather) <= {"timeout", "deadline_exceeded"}
     [result] = fake.bodies[1]["messages"][-1]["content"]
@@ -194,7 +196,7 @@ def _streamed_tool_use_cut_by_max_tokens() -> httpx2.Response:
     start = {"type": "tool_use", "id": "tu_cut", "name": "get_weather", "input": {}}
     delta = {"type": "input_json_delta", "partial_json": '{"ci'}
     events = [
-        *_start_events("Let me check."),
+        *start_events("Let me check."),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
         (
             "content_block_start",
@@ -211,7 +213,9 @@ def _streamed_tool_use_cut_by_max_tokens() -> httpx2.Response:
         ),
         ("message_stop", {"type": "message_stop"}),
     ]
-    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=_sse(events))
+    return httpx2.Response(
+        200, headers={"content-type": "text/event-stream"}, content=sse_bytes(events)
+    )
 
 
 async def test_a_tool_use_cut_mid_stream_by_max_tokens_is_closed(
@@ -414,8 +418,8 @@ async def test_a_huge_retry_after_is_not_slept_and_ends_without_an_answer(
         answer = await (await connect(fake)).ask("hi")
     assert (answer.answered, len(fake.requests), sleeps) == (False, 1, [])
     assert_plain(answer.text)
-    [failed] = failures(logs)
-    assert failed["event"] == "model.call_failed"
+    failed, gave_up = failures(logs)
+    assert (failed["event"], gave_up["event"]) == ("model.attempt_failed", "model.call_failed")
     assert failed["developer_note"]
 
 
@@ -433,7 +437,8 @@ async def test_a_zero_retry_after_does_not_hot_loop(
 
 
 async def test_overloaded_forever_logs_each_failed_attempt_once(connect: Connector) -> None:
-    """529 on every attempt: three requests, three failure events, each with a note."""
+    """529 on every attempt: three requests, three failure events, each with a note, then
+    one event for the call that got no answer."""
     fake = FakeClaude(error(529, "overloaded_error"), repeat_last=True)
     with capture_logs() as logs:
         answer = await (await connect(fake)).ask("hi")
@@ -441,9 +446,10 @@ async def test_overloaded_forever_logs_each_failed_attempt_once(connect: Connect
     assert [e["event"] for e in failures(logs)] == [
         "model.attempt_failed",
         "model.attempt_failed",
+        "model.attempt_failed",
         "model.call_failed",
     ]
-    assert all(e["developer_note"] for e in failures(logs))
+    assert all(e["developer_note"] for e in failures(logs)[:3])
     assert_plain(answer.text)
 
 
@@ -519,7 +525,7 @@ async def test_a_streamed_200_html_answer_is_bad_data_not_an_app_bug(connect: Co
 async def test_a_stream_cut_before_its_end_is_not_a_finished_answer(connect: Connector) -> None:
     """The connection drops mid-answer: retried, not shown as the whole answer."""
     cut = httpx2.Response(
-        200, headers={"content-type": "text/event-stream"}, content=_sse(_start_events("Paris"))
+        200, headers={"content-type": "text/event-stream"}, content=sse_bytes(start_events("Paris"))
     )
     fake = FakeClaude(cut, stream("Paris is 8.8°C."))
     answer = await (await connect(fake)).ask("Paris?", on_text=lambda _: None)

@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from anthropic.types import TextBlock, ToolUseBlock
 from pydantic import BaseModel
 from structlog.testing import capture_logs
 
@@ -16,8 +15,8 @@ from agent.answer import Answer, Limits
 from agent.conversation import Conversation
 from agent.loop import CONTEXT_FULL, CUT_SHORT, GAVE_UP, REFUSED, WRAP_UP, Turn
 from agent.model_call import ModelCaller
-from agent.models.faults import api_error
-from agent.models.offline import make_message
+from agent.models import Text, ToolCall
+from offline import api_error
 from tests.agent.helpers import (
     SECRET,
     ScriptedModel,
@@ -25,6 +24,7 @@ from tests.agent.helpers import (
     calls,
     model_policy_on,
     registry,
+    reply,
     text,
     user_blocks,
 )
@@ -161,7 +161,7 @@ async def test_the_same_failing_call_is_not_run_again() -> None:
         False,
     )
     assert event["developer_note"]
-    assert len([a for a in answer.attempts if a.tool == "get_weather"]) == 1
+    assert len([a for a in answer.attempts if a.caller == "get_weather"]) == 1
 
 
 async def test_a_model_that_repeats_a_failing_call_forever_is_stopped() -> None:
@@ -227,7 +227,7 @@ async def test_max_tokens_inside_a_tool_call_leaves_a_valid_history() -> None:
     answer = await run(ScriptedModel(message), conversation=conversation)
     assert CUT_SHORT in answer.text
     assert conversation.messages[-2]["content"][0]["type"] == "tool_result"  # type: ignore[index]
-    assert [a.tool for a in answer.attempts] == ["model"]
+    assert [a.caller for a in answer.attempts] == ["model"]
 
 
 async def test_an_unrun_tool_call_is_closed_with_one_sentence_and_logged_once() -> None:
@@ -247,7 +247,7 @@ async def test_an_unrun_tool_call_is_closed_with_one_sentence_and_logged_once() 
 
 async def test_pause_turn_sends_the_turn_back_as_it_is() -> None:
     """pause_turn: the paused content goes back as the last assistant message, then continues."""
-    paused = make_message([TextBlock(type="text", text="Working…")], "pause_turn")
+    paused = reply([Text("Working…")], "pause_turn")
     model = ScriptedModel(paused, text("Finished."))
     answer = await run(model)
     assert answer.text == "Finished."
@@ -260,7 +260,7 @@ async def test_pause_turn_sends_the_turn_back_as_it_is() -> None:
 async def test_refusal_is_passed_on_and_not_kept_in_history() -> None:
     """A refusal reaches the user; the refused exchange is dropped from the conversation."""
     conversation = Conversation()
-    refusal = make_message([], "refusal")
+    refusal = reply([], "refusal")
     answer = await run(ScriptedModel(refusal), conversation=conversation)
     assert answer.text == REFUSED
     assert answer.stop_reason == "refusal"
@@ -343,7 +343,7 @@ async def test_the_timeline_records_tool_attempts() -> None:
     """Tool attempts reach the answer's timeline beside the model's."""
     model = ScriptedModel(calls(("get_weather", {"city": "Paris"})), text("ok"))
     answer = await run(model)
-    assert [(a.tool, a.outcome) for a in answer.attempts] == [
+    assert [(a.caller, a.outcome) for a in answer.attempts] == [
         ("model", "ok"),
         ("get_weather", "ok"),
         ("model", "ok"),
@@ -364,7 +364,7 @@ async def test_a_registry_failure_is_one_registry_line(
 ) -> None:
     """A call the registry settles shows exactly one "registry" attempt in the timeline."""
     answer = await run(ScriptedModel(calls(use), text("ok")))
-    tools = [(a.tool, a.outcome) for a in answer.attempts if a.tool != "model"]
+    tools = [(a.caller, a.outcome) for a in answer.attempts if a.caller != "model"]
     assert tools == [outcome]
     assert [a.source for a in answer.attempts].count("registry") == 1
 
@@ -380,11 +380,11 @@ async def test_a_registry_that_raises_still_gets_one_registry_line() -> None:
 
     answer = await run(ScriptedModel(calls(("x", {})), text("ok")), tools=Broken([]))
     assert answer.tool_results[0]["is_error"] is True
-    lines = [(a.tool, a.source, a.outcome) for a in answer.attempts if a.tool != "model"]
+    lines = [(a.caller, a.source, a.outcome) for a in answer.attempts if a.caller != "model"]
     assert lines == [("x", "registry", "internal_error")]
 
 
 def test_blocks_built_for_tests_are_sdk_types() -> None:
     """The scripted responses are the SDK's own Message types."""
     message = calls(("get_weather", {"city": "Paris"}))
-    assert isinstance(message.content[0], ToolUseBlock)
+    assert isinstance(message.content[0], ToolCall)

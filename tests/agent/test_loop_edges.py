@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 import structlog
-from anthropic.types import TextBlock, ToolUseBlock
 from pydantic import BaseModel
 from structlog.testing import LogCapture, capture_logs
 
@@ -16,12 +15,20 @@ from agent.app import open_agent
 from agent.conversation import Conversation
 from agent.loop import GAVE_UP, NO_ANSWER, Turn
 from agent.model_call import ModelCaller
-from agent.models import PromptTooLong
-from agent.models.offline import make_message
+from agent.models import PromptTooLong, Text, ToolCall
 from agent.settings import Settings
-from tests.agent.helpers import ScriptedModel, calls, model_policy_on, registry, text, user_blocks
-from tools import Policy, Tool, ToolResult, make_client
-from tools.simulated import SimulatedServices
+from offline import SimulatedServices
+from resilience import Policy
+from tests.agent.helpers import (
+    ScriptedModel,
+    calls,
+    model_policy_on,
+    registry,
+    reply,
+    text,
+    user_blocks,
+)
+from tools import Tool, ToolResult, make_client
 
 TOO_LONG = "prompt is too long: 210000 tokens > 200000 maximum"
 
@@ -58,10 +65,10 @@ def _no_empty_message(conversation: Conversation) -> None:
 
 async def test_a_paused_turn_with_tool_calls_runs_them_before_going_on() -> None:
     """pause_turn carrying tool_use blocks: each is run and answered in the next request."""
-    paused = make_message(
+    paused = reply(
         [
-            TextBlock(type="text", text="Looking."),
-            ToolUseBlock(type="tool_use", id="tu_p", name="get_weather", input={"city": "Paris"}),
+            Text("Looking."),
+            ToolCall(id="tu_p", name="get_weather", input={"city": "Paris"}),
         ],
         "pause_turn",
     )
@@ -78,10 +85,10 @@ async def test_a_paused_turn_with_tool_calls_runs_them_before_going_on() -> None
 @pytest.mark.parametrize(
     "reply",
     [
-        make_message([], "end_turn"),
-        make_message([TextBlock(type="text", text="  \n")], "end_turn"),
-        make_message([], "tool_use"),
-        make_message([], "stop_sequence"),
+        reply([], "end_turn"),
+        reply([Text("  \n")], "end_turn"),
+        reply([], "tool_use"),
+        reply([], "stop_sequence"),
     ],
     ids=["end_turn, no content", "blank text", "tool_use, no tool_use block", "stop_sequence"],
 )
@@ -108,10 +115,10 @@ async def test_a_tool_use_stop_without_tool_calls_is_a_plain_reply() -> None:
 
 async def test_blank_text_before_a_tool_call_is_not_sent_back() -> None:
     """An empty text block beside a tool_use is dropped from the history sent next."""
-    blank_then_call = make_message(
+    blank_then_call = reply(
         [
-            TextBlock(type="text", text=""),
-            ToolUseBlock(type="tool_use", id="tu_1", name="calculate", input={"expression": "2"}),
+            Text(""),
+            ToolCall(id="tu_1", name="calculate", input={"expression": "2"}),
         ],
         "tool_use",
     )
@@ -125,7 +132,7 @@ async def test_blank_text_before_a_tool_call_is_not_sent_back() -> None:
 async def test_an_empty_wrap_up_reply_is_the_phrased_answer() -> None:
     """Bounded, and the tools-off call says nothing: the agent's own sentence, kept in history."""
     conversation = Conversation()
-    model = ScriptedModel(calls(("get_weather", {"city": "Atlantis"})), make_message([]))
+    model = ScriptedModel(calls(("get_weather", {"city": "Atlantis"})), reply([]))
     model.replies.appendleft(calls(("get_weather", {"city": "Atlantis"})))
     answer = await run(model, conversation=conversation, limits=Limits(max_repeats=1))
     assert (answer.answered, answer.text) == (True, GAVE_UP)

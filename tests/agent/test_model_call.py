@@ -11,9 +11,9 @@ from structlog.testing import capture_logs
 
 from agent.model_call import ModelCaller, ModelUnavailable
 from agent.models import ModelRequest
-from agent.models.faults import FlakyModel, api_error
+from offline import FlakyModel, api_error
+from resilience import Attempt, Progress
 from tests.agent.helpers import SECRET, ScriptedModel, model_policy_on, text
-from tools import Attempt, Progress
 
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
 
@@ -57,19 +57,20 @@ async def test_retries_stop_at_the_policy_bound(fake_sleep: Any, sleeps: list) -
         await call(model, fake_sleep)
     assert len(model.requests) == 3
     assert len(sleeps) == 2
-    failed = [e for e in logs if e["event"] == "model.call_failed"]
-    assert len(failed) == 1
-    assert failed[0]["developer_note"]
+    failed = [e for e in logs if e["event"] == "model.attempt_failed"]
+    assert len(failed) == 3
+    assert all(e["developer_note"] for e in failed)
+    assert [e["event"] for e in logs].count("model.call_failed") == 1
     assert caught.value.result.retryable is False
 
 
 async def test_each_failed_attempt_is_logged_once(fake_sleep: Any) -> None:
-    """Every failure is one event: attempt_failed when retried, call_failed when not."""
+    """Every failed attempt is one event; the call that got no answer, one more."""
     model = ScriptedModel(*(api_error(500, "api_error") for _ in range(3)))
     with capture_logs() as logs, pytest.raises(ModelUnavailable):
         await call(model, fake_sleep)
     events = [e["event"] for e in logs]
-    assert events == ["model.attempt_failed", "model.call_failed"]
+    assert events == ["model.attempt_failed", "model.attempt_failed", "model.call_failed"]
 
 
 @pytest.mark.parametrize(
@@ -167,10 +168,10 @@ async def test_an_unknown_model_says_to_check_the_model_setting(fake_sleep: Any)
 @pytest.mark.parametrize(
     ("error", "words"),
     [
-        (api_error(500, "api_error"), "Claude did not answer — retrying now"),
+        (api_error(500, "api_error"), "claude failed — retrying now"),
         (
             api_error(429, "rate_limit_error", headers={"retry-after": "2.5"}),
-            "Claude is busy — retrying in 3 seconds",
+            "claude is busy — waiting 3 seconds as it asked",
         ),
     ],
     ids=["a short backoff", "Retry-After: 2.5"],
@@ -229,9 +230,11 @@ def _refused() -> anthropic.APIConnectionError:
 
 
 async def test_a_refused_connection_is_retried_at_once(fake_sleep: Any, sleeps: list) -> None:
-    """Nothing was sent, so the one retry needs no backoff: the wait is zero."""
-    await call(ScriptedModel(_refused(), text("ok")), fake_sleep)
-    assert sleeps == [0.0]
+    """Nothing was sent, so the one retry needs no backoff: no sleep at all, and the timeline
+    says the wait was zero."""
+    _, timeline = await call(ScriptedModel(_refused(), text("ok")), fake_sleep)
+    assert sleeps == []
+    assert [(a.outcome, a.wait_s) for a in timeline] == [("network", 0.0), ("ok", None)]
 
 
 async def test_a_long_retry_after_ends_the_call_with_the_wait(

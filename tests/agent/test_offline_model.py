@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from anthropic.types import Message
 
-from agent.models import ModelRequest
-from agent.models._understand import understand
-from agent.models.offline import OfflineModel
+from agent.models import ModelRequest, Reply
+from offline import OfflineModel
+from offline._understand import understand
 from tests.agent.helpers import registry
 
 TOOLS = registry().definitions()
 
 
-async def ask(question: str, **kwargs: object) -> Message:
+async def ask(question: str, **kwargs: object) -> Reply:
     request = ModelRequest(
         messages=[{"role": "user", "content": [{"type": "text", "text": question}]}],
         tools=TOOLS,
@@ -24,11 +23,11 @@ async def ask(question: str, **kwargs: object) -> Message:
     return await OfflineModel().create(request)
 
 
-async def answer_from(results: list[dict[str, object]], uses: Message) -> str:
+async def answer_from(results: list[dict[str, object]], uses: Reply) -> str:
     request = ModelRequest(
         messages=[
             {"role": "user", "content": "q"},
-            {"role": "assistant", "content": [b.to_dict() for b in uses.content]},
+            {"role": "assistant", "content": [b.to_param() for b in uses.content]},
             {"role": "user", "content": results},
         ],
         tools=TOOLS,

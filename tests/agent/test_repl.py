@@ -16,9 +16,11 @@ from agent.model_call import ModelCaller
 from agent.models.claude import ClaudeModel
 from agent.repl import PROMPT, Repl, run_repl
 from agent.settings import Settings
+from offline import Fault, SimulatedServices
+from resilience import Policy, Progress
 from tests.agent.fake_claude import FakeClaude, stream, stream_error
 from tests.agent.helpers import ScriptedModel, calls, model_policy_on, registry, text
-from tools import Fault, Policy, Progress, SimulatedServices, Tool, ToolResult, make_client
+from tools import Tool, ToolResult, make_client
 
 
 def reader(lines: Iterable[str | BaseException]) -> Callable[[str], str]:
@@ -165,7 +167,7 @@ def test_ctrl_c_during_a_turn_cancels_only_that_turn() -> None:
 
 def test_an_unreachable_model_is_one_plain_sentence() -> None:
     """The model down: the user reads one sentence; the session goes on."""
-    from agent.models.faults import api_error
+    from offline import api_error
 
     model = ScriptedModel(*(api_error(529, "overloaded_error") for _ in range(3)), text("back"))
     out = chat(["hi", "again"], agent=_two_turn_agent(model))
@@ -214,7 +216,7 @@ def test_a_retried_stream_does_not_run_into_the_partial_text() -> None:
     """ "Let me", a mid-stream overload, a retry: the partial line ends, a status line follows."""
     out = chat(["hi"], agent=_claude_agent(stream_error("Let me"), stream("All good.")))
     assert "Let meAll good." not in out
-    assert "Let me\n… Claude is busy — retrying now\nAll good.\n" in out
+    assert "Let me\n… claude-sonnet-4-6 is busy — retrying now\nAll good.\n" in out
 
 
 def test_an_error_after_partial_text_starts_on_its_own_line() -> None:

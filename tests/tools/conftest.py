@@ -8,10 +8,10 @@ import httpx
 import pytest
 import respx
 
+from offline import SimulatedServices
+from resilience import Policy, Progress, RetryBudget
 from tests.tools.fakes import FakeClock
-from tools import Policy, SimulatedServices, Tool, make_client, weather_tool
-from tools._types import Progress
-from tools.middleware import RetryBudget
+from tools import Tool, make_client, weather_tool
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from resilience import CircuitBreaker
 from tests.tools.fakes import FakeClock
-from tools import CircuitBreaker
 
 
 def opened(clock: FakeClock, threshold: int = 3) -> CircuitBreaker:

@@ -89,7 +89,7 @@ async def test_a_rejected_expression_is_logged_once(registry: Registry) -> None:
     events = [e for e in logs if e["event"] == "tool.attempt_failed"]
     assert len(events) == 1
     assert events[0]["developer_note"]
-    assert [(a.tool, a.outcome) for a in answer.attempts] == [("calculate", "invalid_input")]
+    assert [(a.caller, a.outcome) for a in answer.attempts] == [("calculate", "invalid_input")]
 
 
 class _Unpowerable(int):

@@ -15,6 +15,8 @@ import pytest
 import respx
 from structlog.testing import capture_logs
 
+from offline import SimulatedServices
+from resilience import Policy
 from tests.tools.upstream import (
     FROM_OPEN_METEO,
     FROM_WTTR,
@@ -28,7 +30,7 @@ from tests.tools.upstream import (
     parsed,
     status,
 )
-from tools import Policy, SimulatedServices, make_client, weather_tool
+from tools import make_client, weather_tool
 from tools.weather import Endpoints
 
 KEY = "Zx81QpL2vN4-commercial"

@@ -14,8 +14,9 @@ from types import TracebackType
 import pytest
 from structlog.testing import capture_logs
 
+from resilience import Policy
 from tests.tools.upstream import ask, parsed
-from tools import Policy, make_client, weather_tool
+from tools import make_client, weather_tool
 from tools.weather import Endpoints
 
 pytestmark = pytest.mark.loopback

@@ -19,22 +19,22 @@ from errors import (
     Verdict,
     classify,
 )
-from tests.tools.fakes import FakeClock
-from tools._types import Progress
-from tools.middleware import (
+from resilience import (
     AttemptInfo,
     Decision,
+    Engine,
     Outcome,
     Policy,
-    Resilience,
+    Progress,
     RetryBudget,
     Source,
     decide,
     retry_phrase,
 )
-from tools.middleware._call import _whole
-from tools.middleware._deadline import Deadline
-from tools.middleware._policy import full_jitter
+from resilience._deadline import Deadline
+from resilience._policy import full_jitter
+from resilience._report import _whole
+from tests.tools.fakes import FakeClock
 
 
 class Scripted:
@@ -56,17 +56,17 @@ def unavailable() -> UpstreamStatus:
     return UpstreamStatus(503, "down", source="a")
 
 
-async def run(resilience: Resilience, *fetches: Scripted) -> Outcome[str]:
+async def run(resilience: Engine, *fetches: Scripted) -> Outcome[str]:
     sources = [Source(name, fetch) for name, fetch in zip("abc", fetches, strict=False)]
     return await resilience.run("getting the answer for Paris", sources)
 
 
 @pytest.fixture
-def resilience(policy: Policy) -> Resilience:
-    return Resilience("demo", policy)
+def resilience(policy: Policy) -> Engine:
+    return Engine("demo", policy)
 
 
-async def test_first_source_answers(resilience: Resilience) -> None:
+async def test_first_source_answers(resilience: Engine) -> None:
     """A healthy source answers on its first attempt; later sources are not touched."""
     second = Scripted()
     outcome = await run(resilience, Scripted("one"), second)
@@ -74,7 +74,7 @@ async def test_first_source_answers(resilience: Resilience) -> None:
     assert second.seen == []
 
 
-async def test_failures_fall_through_to_the_next_source(resilience: Resilience) -> None:
+async def test_failures_fall_through_to_the_next_source(resilience: Engine) -> None:
     """A source that keeps failing is left for the next one."""
     first = Scripted(unavailable())
     outcome = await run(resilience, first, Scripted("two"))
@@ -82,7 +82,7 @@ async def test_failures_fall_through_to_the_next_source(resilience: Resilience) 
     assert [info.number for info in first.seen] == [1, 2]
 
 
-async def test_no_source_answers_ends_degraded(resilience: Resilience) -> None:
+async def test_no_source_answers_ends_degraded(resilience: Engine) -> None:
     """With every source failing, the outcome has no value, no fix, and the last failure."""
     outcome = await run(resilience, Scripted(unavailable()), Scripted(BadUpstreamData("x")))
     assert (outcome.value, outcome.fix) == (None, None)
@@ -90,7 +90,7 @@ async def test_no_source_answers_ends_degraded(resilience: Resilience) -> None:
     assert outcome.failure.result.error_type == "bad_data"
 
 
-async def test_not_found_is_remembered_past_failing_fallbacks(resilience: Resilience) -> None:
+async def test_not_found_is_remembered_past_failing_fallbacks(resilience: Engine) -> None:
     """ "No such thing" from the primary stands when the fallback only fails."""
     missing = NotFound("Atlantis", what="place")
     outcome = await run(resilience, Scripted(missing), Scripted(unavailable()))
@@ -98,7 +98,7 @@ async def test_not_found_is_remembered_past_failing_fallbacks(resilience: Resili
     assert outcome.value is None
 
 
-async def test_untrusted_not_found_alone_ends_degraded(resilience: Resilience) -> None:
+async def test_untrusted_not_found_alone_ends_degraded(resilience: Engine) -> None:
     """A "no such thing" from an untrusted source is not retried and fixes nothing alone."""
     down = Scripted(unavailable())
     doubtful = Scripted(NotFound("Paris", what="place", source="b"))
@@ -112,7 +112,7 @@ async def test_untrusted_not_found_alone_ends_degraded(resilience: Resilience) -
     assert [e["event"] for e in logs].count("tool.degraded") == 1
 
 
-async def test_trusted_not_found_stands_past_an_untrusted_one(resilience: Resilience) -> None:
+async def test_trusted_not_found_stands_past_an_untrusted_one(resilience: Engine) -> None:
     """The primary's "no such thing" is kept when the untrusted fallback agrees."""
     missing = NotFound("Atlantis", what="place", source="a")
     doubtful = Scripted(NotFound("Atlantis", what="place", source="b"))
@@ -122,7 +122,7 @@ async def test_trusted_not_found_stands_past_an_untrusted_one(resilience: Resili
     assert len(doubtful.seen) == 1
 
 
-async def test_degraded_log_names_the_last_failure_once(resilience: Resilience) -> None:
+async def test_degraded_log_names_the_last_failure_once(resilience: Engine) -> None:
     """tool.degraded names the last source and its error type; the rest was logged with that
     attempt and is not repeated (no note, action, retryable or attempt)."""
     with capture_logs() as logs:
@@ -135,7 +135,7 @@ async def test_degraded_log_names_the_last_failure_once(resilience: Resilience) 
     assert len(failed) == 4
 
 
-async def test_degraded_with_no_source_is_still_logged(resilience: Resilience) -> None:
+async def test_degraded_with_no_source_is_still_logged(resilience: Engine) -> None:
     """With nothing to call, the call still ends with one tool.degraded event, naming nothing."""
     with capture_logs() as logs:
         outcome = await resilience.run("getting the answer", [])
@@ -177,12 +177,12 @@ async def test_a_tiny_backoff_reads_retrying_now(clock: FakeClock) -> None:
     """When full jitter draws almost nothing, the watcher reads "retrying now"."""
     seen: list[str] = []
     policy = Policy(sleep=clock.sleep, clock=clock, rand=lambda: 0.001)
-    resilience = Resilience("demo", policy, lambda event: seen.append(event.message))
+    resilience = Engine("demo", policy, lambda event: seen.append(event.message))
     await run(resilience, Scripted(unavailable(), "answer"))
     assert seen == ["a failed — retrying now"]
 
 
-async def test_invalid_input_stops_the_chain(resilience: Resilience) -> None:
+async def test_invalid_input_stops_the_chain(resilience: Engine) -> None:
     """Input a source rejects would be rejected everywhere: no fallback is tried."""
     second = Scripted()
     rejected = InvalidInput("city", "is not a city", "give a city name")
@@ -191,15 +191,47 @@ async def test_invalid_input_stops_the_chain(resilience: Resilience) -> None:
     assert second.seen == []
 
 
-async def test_a_bug_in_a_source_is_not_retried_or_hidden(resilience: Resilience) -> None:
-    """A KeyError is a bug, not an outage: it propagates for the registry to report."""
+async def test_a_bug_in_a_source_is_not_retried_or_hidden(resilience: Engine) -> None:
+    """A KeyError is a bug, not an outage: logged as internal_error, never retried, and the
+    next source still answers."""
     broken = Scripted(KeyError("temperature"))
-    with pytest.raises(KeyError):
-        await run(resilience, broken, Scripted())
+    with capture_logs() as logs:
+        outcome = await run(resilience, broken, Scripted("two"))
     assert len(broken.seen) == 1
+    assert (outcome.value, outcome.source) == ("two", "b")
+    failed = [e for e in logs if e["event"] == "tool.attempt_failed"]
+    assert [(e["error_type"], e["action"]) for e in failed] == [("internal_error", "escalate")]
 
 
-async def test_timeout_makes_the_next_attempt_lighter(resilience: Resilience) -> None:
+async def test_a_bug_in_the_only_source_says_so_truthfully(resilience: Engine) -> None:
+    """With no other source, a bug ends the call with a sentence that promises no retry."""
+    outcome = await run(resilience, Scripted(OverflowError("cannot convert float infinity")))
+    assert outcome.failure is not None
+    assert outcome.failure.result.action == "escalate"
+    assert "tried once more" not in outcome.failure.result.user_message
+
+
+async def test_a_retryable_failure_that_ends_the_call_promises_no_retry(
+    resilience: Engine,
+) -> None:
+    """The last failure of a call is worded as final: no "will be tried again"."""
+    outcome = await run(resilience, Scripted(unavailable()))
+    assert outcome.failure is not None
+    assert outcome.failure.result.retryable is False
+    assert "tried once more" not in outcome.failure.result.user_message
+
+
+async def test_a_foreign_connection_error_is_retried_and_falls_back(
+    resilience: Engine,
+) -> None:
+    """A ConnectionRefusedError from any client is a network failure: retried, then fallback."""
+    refused = Scripted(ConnectionRefusedError(111, "Connection refused"))
+    outcome = await run(resilience, refused, Scripted("two"))
+    assert len(refused.seen) == 2
+    assert outcome.source == "b"
+
+
+async def test_timeout_makes_the_next_attempt_lighter(resilience: Engine) -> None:
     """After a timeout the source is told so, to send a lighter request."""
     source = Scripted(httpx.ReadTimeout("slow"), "answer")
     await run(resilience, source)
@@ -208,7 +240,7 @@ async def test_timeout_makes_the_next_attempt_lighter(resilience: Resilience) ->
 
 async def test_max_attempts_caps_even_retryable_failures(policy: Policy, clock: FakeClock) -> None:
     """Policy.max_attempts bounds a source's attempts whatever the classifier allows."""
-    capped = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, max_attempts=2))
+    capped = Engine("demo", Policy(sleep=clock.sleep, clock=clock, max_attempts=2))
     source = Scripted(UpstreamStatus(429, "busy"))
     await run(capped, source)
     assert len(source.seen) == 2
@@ -299,7 +331,7 @@ def test_decide_needs_no_deadline_or_budget() -> None:
 
 
 async def test_a_refused_connection_is_retried_at_once(
-    resilience: Resilience, clock: FakeClock, progress: list[Progress]
+    resilience: Engine, clock: FakeClock, progress: list[Progress]
 ) -> None:
     """Refused, then answered: the retry goes straight out, with no call to sleep at all."""
     resilience.observer = progress.append
@@ -315,7 +347,7 @@ async def test_a_refused_connection_is_retried_at_once(
 
 
 async def test_refused_twice_falls_back_without_sleeping(
-    resilience: Resilience, clock: FakeClock
+    resilience: Engine, clock: FakeClock
 ) -> None:
     """A source that keeps refusing costs one immediate retry, then the fallback answers."""
     refusing = Scripted(httpx.ConnectError("[Errno 111] Connection refused"))
@@ -324,9 +356,7 @@ async def test_refused_twice_falls_back_without_sleeping(
     assert clock.sleeps == []
 
 
-async def test_a_reset_after_sending_still_backs_off(
-    resilience: Resilience, clock: FakeClock
-) -> None:
+async def test_a_reset_after_sending_still_backs_off(resilience: Engine, clock: FakeClock) -> None:
     """A connection reset once the request was sent keeps its full-jitter backoff."""
     source = Scripted(httpx.ReadError("[Errno 104] Connection reset by peer"), "answer")
     outcome = await run(resilience, source)
@@ -338,7 +368,7 @@ async def test_an_immediate_retry_still_spends_the_retry_budget(clock: FakeClock
     """Skipping the sleep does not skip the budget: a spent budget stops the retry."""
     budget = RetryBudget(max_tokens=2)
     budget.record_failure()
-    thrifty = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, budget=budget))
+    thrifty = Engine("demo", Policy(sleep=clock.sleep, clock=clock, budget=budget))
     refusing = Scripted(httpx.ConnectError("[Errno 111] Connection refused"))
     await run(thrifty, refusing)
     assert len(refusing.seen) == 1
@@ -355,7 +385,7 @@ async def test_a_hint_past_the_deadline_is_kept_for_the_answer(clock: FakeClock)
     """With no fallback, a Retry-After longer than the time left is not slept but reported."""
     policy = Policy(sleep=clock.sleep, clock=clock, deadline_s=3.0, max_wait_s=5.0)
     with capture_logs() as logs:
-        outcome = await run(Resilience("demo", policy), Scripted(busy("4")))
+        outcome = await run(Engine("demo", policy), Scripted(busy("4")))
     assert clock.sleeps == []
     assert (outcome.value, outcome.retry_after_s) == (None, 4.0)
     [failed] = [e for e in logs if e["event"] == "tool.attempt_failed"]
@@ -387,7 +417,7 @@ def test_backoff_grows_and_is_capped() -> None:
 async def test_retry_budget_stops_a_storm(clock: FakeClock) -> None:
     """Under a storm of failures the shared budget switches retries off across calls."""
     budget = RetryBudget(max_tokens=4, token_ratio=0.1)
-    storm = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, budget=budget))
+    storm = Engine("demo", Policy(sleep=clock.sleep, clock=clock, budget=budget))
     sources = [Scripted(unavailable()) for _ in range(3)]
     for source in sources:
         await run(storm, source)
@@ -458,7 +488,7 @@ async def test_a_spent_deadline_stops_the_chain(policy: Policy, clock: FakeClock
         raise unavailable()
 
     second = Scripted()
-    resilience = Resilience("demo", policy)
+    resilience = Engine("demo", policy)
     with capture_logs() as logs:
         outcome = await resilience.run(
             "getting the answer", [Source("a", slow_failure), Source("b", second)]
@@ -470,13 +500,13 @@ async def test_a_spent_deadline_stops_the_chain(policy: Policy, clock: FakeClock
     assert failed == [("a", "server_error"), ("b", "deadline_exceeded")]
 
 
-def tripping(resilience: Resilience) -> Callable[[], Awaitable[Outcome[str]]]:
+def tripping(resilience: Engine) -> Callable[[], Awaitable[Outcome[str]]]:
     return lambda: run(resilience, Scripted(unavailable()), Scripted("backup"))
 
 
 async def test_circuit_opens_after_repeated_failures(clock: FakeClock, policy: Policy) -> None:
     """After `threshold` failed attempts the source is skipped, not called, until cool-down."""
-    resilience = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=4))
+    resilience = Engine("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=4))
     for _ in range(2):
         await tripping(resilience)()  # two calls, two attempts each
     skipped = Scripted()
@@ -490,7 +520,7 @@ async def test_circuit_opens_after_repeated_failures(clock: FakeClock, policy: P
 
 async def test_circuit_open_is_logged_when_it_trips(clock: FakeClock) -> None:
     """The failure that opens a circuit logs tool.circuit_open once."""
-    resilience = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
+    resilience = Engine("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
     with capture_logs() as logs:
         await tripping(resilience)()
         await tripping(resilience)()
@@ -500,7 +530,7 @@ async def test_circuit_open_is_logged_when_it_trips(clock: FakeClock) -> None:
 
 async def test_half_open_probe_closes_the_circuit(clock: FakeClock) -> None:
     """After the cool-down one probe goes through; its success closes the circuit."""
-    resilience = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
+    resilience = Engine("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
     await tripping(resilience)()
     clock.advance(31)
     probe = Scripted("back")
@@ -511,7 +541,7 @@ async def test_half_open_probe_closes_the_circuit(clock: FakeClock) -> None:
 
 async def test_failed_probe_reopens_without_retrying(clock: FakeClock) -> None:
     """A failed half-open probe reopens the circuit; the retry finds it open and skips."""
-    resilience = Resilience("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
+    resilience = Engine("demo", Policy(sleep=clock.sleep, clock=clock, breaker_threshold=2))
     await tripping(resilience)()
     clock.advance(31)
     probe = Scripted(unavailable())

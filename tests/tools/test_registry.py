@@ -12,20 +12,15 @@ from pydantic import BaseModel
 from structlog.testing import capture_logs
 
 from errors import InvalidInput, classify
+from offline import SimulatedServices
+from resilience import Attempt
 from tests.tools.upstream import is_safe_for_a_model
-from tools import (
-    Attempt,
-    Registry,
-    SimulatedServices,
-    Tool,
-    ToolResult,
-    default_registry,
-)
+from tools import Registry, Tool, ToolResult, builtin_tools
 
 
 @pytest.fixture
 def registry(sim_client: httpx.AsyncClient) -> Registry:
-    return default_registry(sim_client)
+    return Registry(builtin_tools(sim_client))
 
 
 def test_default_registry_has_both_tools(registry: Registry) -> None:
@@ -106,7 +101,7 @@ def registry_line(result: ToolResult) -> tuple[str, str, int, str, str | None]:
     [attempt] = result.attempts
     assert isinstance(attempt, Attempt)
     assert 0 <= attempt.duration_s < 5
-    return (attempt.tool, attempt.source, attempt.number, attempt.outcome, attempt.action)
+    return (attempt.caller, attempt.source, attempt.number, attempt.outcome, attempt.action)
 
 
 async def test_unknown_tool_result_has_one_registry_attempt(registry: Registry) -> None:
@@ -138,7 +133,7 @@ async def test_registry_failures_are_logged_once_as_its_attempt(registry: Regist
         result = await registry.dispatch("x" * 200, {})
     [event] = logs
     assert (event["event"], event["source"], event["attempt"]) == ("tool.unknown", "registry", 1)
-    assert event["tool"] == result.attempts[0].tool == "x" * 80
+    assert event["tool"] == result.attempts[0].caller == "x" * 80
     assert event["developer_note"]
 
 

@@ -7,10 +7,11 @@ import json
 import httpx
 import pytest
 
+from offline import FORECAST, GEOCODING, PLACES, WTTR, Fault, SimulatedServices
+from resilience import Policy, Progress
 from tests.tools.fakes import FakeClock
 from tests.tools.upstream import ask, parsed
-from tools import Fault, Policy, Progress, SimulatedServices, Tool, weather_tool
-from tools.simulated import FORECAST, GEOCODING, PLACES, WTTR
+from tools import Tool, weather_tool
 from tools.weather._open_meteo import LIGHT_VARIABLES
 
 CITIES = ["Paris", "London", "Tokyo", "Mumbai", "Bonn", "New York", "Sydney", "Berlin"]

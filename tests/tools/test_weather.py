@@ -12,6 +12,7 @@ import respx
 from structlog.testing import capture_logs
 
 from errors import NotFound, classify
+from resilience import Policy, Progress
 from tests.tools.fakes import FakeClock
 from tests.tools.upstream import (
     DEGRADED,
@@ -32,7 +33,7 @@ from tests.tools.upstream import (
     raises,
     status,
 )
-from tools import Policy, Progress, Tool, weather_tool
+from tools import Tool, weather_tool
 from tools.weather import Endpoints
 from tools.weather._open_meteo import FULL_VARIABLES, LIGHT_VARIABLES, split_query
 from tools.weather._wttr import is_unknown_location
@@ -405,7 +406,7 @@ async def test_progress_events_tell_a_watcher_what_happens(
     ]
     assert progress[0].message == "open-meteo failed — retrying now"
     assert progress[2].message == "wttr.in is busy — waiting 2 seconds as it asked"
-    assert {p.tool for p in progress} == {"get_weather"}
+    assert {p.caller for p in progress} == {"get_weather"}
 
 
 async def test_a_failing_observer_does_not_fail_the_call(

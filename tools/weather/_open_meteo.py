@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 
 from errors import BadUpstreamData, NotFound
+from resilience import AttemptInfo
 from tools.http import get_json
-from tools.middleware import AttemptInfo
 from tools.weather._endpoints import Endpoints
 from tools.weather._report import Report, as_number, celsius, humidity, label
 from tools.weather._wmo import describe_wmo

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from errors import classify
+from resilience import Engine, Observer, Outcome, Policy, Source
+from tools._result import to_result
 from tools._tool import Tool
-from tools._types import Observer, ToolResult
-from tools.middleware import Outcome, Policy, Resilience, Source
+from tools._types import ToolResult
 from tools.weather import _open_meteo, _wttr
 from tools.weather._endpoints import Endpoints
 from tools.weather._report import Report, degraded_json
 
-__all__ = ["WeatherInput", "to_result", "weather_tool"]
+__all__ = ["WeatherInput", "weather_tool"]
 
 DESCRIPTION = (
     "Get the current weather for a city: temperature, conditions and, when known, humidity. "
@@ -54,30 +55,33 @@ def weather_tool(
     observer: Observer | None = None,
 ) -> Tool:
     """The `get_weather` tool, with its own circuit breakers (one per source)."""
-    service = _Weather(
-        client, endpoints or Endpoints(), Resilience("get_weather", policy, observer)
-    )
+    endpoints = endpoints or Endpoints()
+    service = _Weather(client, endpoints, Engine("get_weather", policy, observer))
     return Tool(
         name="get_weather",
         description=DESCRIPTION,
         input_model=WeatherInput,
         handler=service.answer,
         activity="getting the weather",
+        rebind=lambda policy, observer: weather_tool(
+            client, endpoints=endpoints, policy=policy, observer=observer
+        ),
     )
 
 
 class _Weather:
-    """The tool's state: the client, the endpoints and the middleware (breakers, budget)."""
+    """The tool's state: the client, the endpoints and the engine (breakers, budget)."""
 
-    def __init__(self, client: httpx.AsyncClient, endpoints: Endpoints, resilience: Resilience):
+    def __init__(self, client: httpx.AsyncClient, endpoints: Endpoints, engine: Engine):
         self._client = client
         self._endpoints = endpoints
-        self._resilience = resilience
+        self._engine = engine
 
     async def answer(self, args: WeatherInput) -> ToolResult:
         operation = f"getting the weather for {args.city}"
-        outcome = await self._resilience.run(operation, self._sources(args.city))
-        return to_result(outcome, args.city, operation)
+        sources = self._sources(args.city)
+        outcome = await self._engine.run(operation, sources, subject=args.city)
+        return to_result(outcome, operation, Report.to_json, no_answer=_degraded(args.city))
 
     def _sources(self, city: str) -> list[Source[Report]]:
         """Open-Meteo, then wttr.in, each fresh for this call; only Open-Meteo's "no such
@@ -90,10 +94,10 @@ class _Weather:
         ]
 
 
-def to_result(outcome: Outcome[Report], city: str, operation: str) -> ToolResult:
-    """The one `ToolResult` for a call: a report, a place to correct, or a degraded answer."""
-    if outcome.value is not None:
-        return ToolResult(outcome.value.to_json(), attempts=outcome.attempts)
-    if outcome.fix is not None:
-        return ToolResult.failed(classify(outcome.fix, operation).result, outcome.attempts)
-    return ToolResult(degraded_json(city, outcome.retry_after_s), attempts=outcome.attempts)
+def _degraded(city: str) -> Callable[[Outcome[Report]], ToolResult]:
+    """No source answered: an honest "unavailable", with the wait a source asked for."""
+
+    def answer(outcome: Outcome[Report]) -> ToolResult:
+        return ToolResult(degraded_json(city, outcome.retry_after_s), attempts=outcome.attempts)
+
+    return answer

@@ -15,8 +15,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import httpx
 
 from errors import BadUpstreamData, NotFound
+from resilience import AttemptInfo
 from tools.http import get_capped, json_answer
-from tools.middleware import AttemptInfo
 from tools.weather._endpoints import Endpoints
 from tools.weather._report import Report, celsius, humidity, label
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import httpx
 
-from tools.simulated import _answers
-from tools.simulated._faults import Fault
+from offline import _weather_wire as _answers
+from offline._faults import Fault
 from tools.weather import Endpoints
 
 __all__ = ["FORECAST", "GEOCODING", "SOURCES", "WTTR", "SimulatedServices"]

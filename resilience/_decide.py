@@ -1,4 +1,4 @@
-"""The one retry decision, for any retry loop: the tools' middleware and the model-call layer.
+"""The one retry decision: what follows a failed attempt, for tools and models alike.
 
 error-to-action has the first word and says almost everything. Classify each failure with
 the caller's cap, the smaller of its patience and the time it has left::
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from errors import Verdict
-from tools.middleware._budget import RetryBudget
-from tools.middleware._policy import Policy, full_jitter
+from resilience._budget import RetryBudget
+from resilience._policy import Policy, full_jitter
 
 __all__ = ["Decision", "Reason", "decide"]
 

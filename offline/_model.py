@@ -1,57 +1,40 @@
 """The offline scripted model: a first-class backend for the demo, the REPL and tests.
 
 It understands the demo's questions (weather in one or several cities, arithmetic, small
-talk), answers with real `tool_use` blocks (several at once for several cities), and words
-its answer from the tool results. It returns the SDK's own `Message`, so the loop has one path.
+talk), answers with real tool calls (several at once for several cities), and words its
+answer from the tool results. It returns the agent's light `Reply`, so offline mode never
+loads the anthropic SDK.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from anthropic.types import Message, TextBlock, ToolUseBlock, Usage
+from agent.models import ModelRequest, Reply, Text, ToolCall
+from offline._phrase import answer_from_results, preface
+from offline._understand import Intent, understand
 
-from agent.models._base import ModelRequest
-from agent.models._phrase import answer_from_results, preface
-from agent.models._understand import Intent, understand
-
-__all__ = ["OFFLINE_MODEL", "OfflineModel", "make_message"]
+__all__ = ["OFFLINE_MODEL", "OfflineModel"]
 
 OFFLINE_MODEL = "offline-scripted"
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal"]
-
-
-def make_message(
-    content: Iterable[TextBlock | ToolUseBlock],
-    stop_reason: StopReason | Literal["model_context_window_exceeded"] = "end_turn",
-    *,
-    message_id: str = "msg_offline",
-    model: str = OFFLINE_MODEL,
-) -> Message:
-    """A `Message` exactly as the SDK would return it."""
-    return Message(
-        id=message_id,
-        type="message",
-        role="assistant",
-        model=model,
-        content=list(content),
-        stop_reason=stop_reason,
-        usage=Usage(input_tokens=0, output_tokens=0),
-    )
 
 
 class OfflineModel:
     """Stateless: each answer is decided from the messages alone."""
 
-    name = "offline"
+    name = OFFLINE_MODEL
 
     def __init__(self) -> None:
         self._ids = itertools.count(1)
 
-    async def create(self, request: ModelRequest) -> Message:
+    async def create(self, request: ModelRequest) -> Reply:
         """Tool calls for a new question, or an answer worded from tool results."""
+        return self.respond(request)
+
+    def respond(self, request: ModelRequest) -> Reply:
+        """`create`, without the coroutine: what the benchmark's fault server calls."""
         last = request.messages[-1]
         results = [b for b in _blocks(last["content"]) if b.get("type") == "tool_result"]
         if results:
@@ -61,7 +44,10 @@ class OfflineModel:
             return self._say(request, intent.reply or "I can't look that up right now.")
         return self._call(request, intent)
 
-    def _after_tools(self, request: ModelRequest, results: list[Mapping[str, Any]]) -> Message:
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    def _after_tools(self, request: ModelRequest, results: list[Mapping[str, Any]]) -> Reply:
         """The answer; or, when a call failed with input it never meant, the call it meant."""
         calls = _calls(request.messages[-2]["content"]) if len(request.messages) > 1 else {}
         intent = understand(_last_question(request.messages))
@@ -72,15 +58,12 @@ class OfflineModel:
             return self._call(request, Intent(intent.tool, unsent), again=True)
         return self._say(request, answer_from_results(calls, results))
 
-    async def aclose(self) -> None:
-        """Nothing to release."""
-
-    def _say(self, request: ModelRequest, text: str) -> Message:
+    def _say(self, request: ModelRequest, text: str) -> Reply:
         if request.on_text is not None:
             request.on_text(text)
-        return make_message([TextBlock(type="text", text=text)], message_id=self._next("msg"))
+        return self._reply((Text(text),), "end_turn")
 
-    def _call(self, request: ModelRequest, intent: Intent, *, again: bool = False) -> Message:
+    def _call(self, request: ModelRequest, intent: Intent, *, again: bool = False) -> Reply:
         assert intent.tool is not None
         text = ("That input was wrong; trying again. " if again else "") + preface(
             intent.tool, intent.inputs
@@ -88,19 +71,20 @@ class OfflineModel:
         if request.on_text is not None:
             request.on_text(text + "\n")
         uses = [self._use(intent.tool, tool_input) for tool_input in intent.inputs]
-        content: list[TextBlock | ToolUseBlock] = [TextBlock(type="text", text=text), *uses]
-        return make_message(content, "tool_use", message_id=self._next("msg"))
+        return self._reply((Text(text), *uses), "tool_use")
 
-    def _use(self, tool: str, tool_input: dict[str, str]) -> ToolUseBlock:
-        uid = self._next("toolu")
-        return ToolUseBlock(type="tool_use", id=uid, name=tool, input={**tool_input})
+    def _use(self, tool: str, tool_input: dict[str, str]) -> ToolCall:
+        return ToolCall(self._next("toolu"), tool, {**tool_input})
+
+    def _reply(self, content: tuple[Text | ToolCall, ...], stop_reason: str) -> Reply:
+        return Reply(content, stop_reason, model=OFFLINE_MODEL, id=self._next("msg"))
 
     def _next(self, prefix: str) -> str:
         return f"{prefix}_offline_{next(self._ids):04d}"
 
 
 def _may_call(request: ModelRequest, tool: str) -> bool:
-    if (request.tool_choice or {}).get("type") == "none":
+    if request.tool_choice is not None and request.tool_choice["type"] == "none":
         return False
     return any(definition.get("name") == tool for definition in request.tools)
 
@@ -108,14 +92,9 @@ def _may_call(request: ModelRequest, tool: str) -> bool:
 def _blocks(content: object) -> list[Mapping[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    return [_as_dict(block) for block in content] if isinstance(content, Sequence) else []
-
-
-def _as_dict(block: object) -> Mapping[str, Any]:
-    if isinstance(block, Mapping):
-        return block
-    to_dict = getattr(block, "to_dict", None)
-    return to_dict() if callable(to_dict) else {}
+    if not isinstance(content, Sequence):
+        return []
+    return [block for block in content if isinstance(block, Mapping)]
 
 
 def _question(content: object) -> str:

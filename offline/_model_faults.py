@@ -1,21 +1,23 @@
 """Fault-injecting wrappers around any backend, for the demo and tests.
 
-`FlakyModel` fails the next calls with errors built exactly as the SDK raises them;
-`MangledInputModel` spoils the first tool call's input, as a confused model might.
+`FlakyModel` fails the next calls with errors built exactly as the SDK raises them
+(`api_error` imports the SDK when first called); `MangledInputModel` spoils the first tool
+call's input, as a confused model might.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import httpx2
-from anthropic.types import Message, ToolUseBlock
+from agent.models import ModelBackend, ModelRequest, Reply
+from offline._messages_wire import error_body
 
-from agent.models._base import ModelBackend, ModelRequest
+if TYPE_CHECKING:
+    import anthropic
 
 __all__ = ["FlakyModel", "MangledInputModel", "api_error"]
 
@@ -26,19 +28,20 @@ def api_error(
     status: int, error_type: str, message: str = "", *, headers: dict[str, str] | None = None
 ) -> anthropic.APIStatusError:
     """The SDK's exception for an error response (status 200: a mid-stream `event: error`)."""
-    body = {"type": "error", "error": {"type": error_type, "message": message or error_type}}
+    import anthropic
+    import httpx2
+
+    body = error_body(error_type, message)
     request = httpx2.Request("POST", _URL)
     response = httpx2.Response(status, headers=headers, json=body, request=request)
-    error_class = _CLASSES.get(status, anthropic.APIStatusError)
+    classes: dict[int, type[anthropic.APIStatusError]] = {
+        401: anthropic.AuthenticationError,
+        429: anthropic.RateLimitError,
+        500: anthropic.InternalServerError,
+        529: anthropic.OverloadedError,
+    }
+    error_class = classes.get(status, anthropic.APIStatusError)
     return error_class(f"Error code: {status} - {json.dumps(body)}", response=response, body=body)
-
-
-_CLASSES: dict[int, type[anthropic.APIStatusError]] = {
-    401: anthropic.AuthenticationError,
-    429: anthropic.RateLimitError,
-    500: anthropic.InternalServerError,
-    529: anthropic.OverloadedError,
-}
 
 
 class FlakyModel:
@@ -49,7 +52,7 @@ class FlakyModel:
         self._errors = deque(errors)
         self.name = inner.name
 
-    async def create(self, request: ModelRequest) -> Message:
+    async def create(self, request: ModelRequest) -> Reply:
         """The next injected error, or the inner model's answer."""
         if self._errors:
             raise self._errors.popleft()
@@ -76,15 +79,16 @@ class MangledInputModel:
         self._mangle: Callable[[dict[str, Any]], dict[str, Any]] | None = mangle
         self.name = inner.name
 
-    async def create(self, request: ModelRequest) -> Message:
+    async def create(self, request: ModelRequest) -> Reply:
         """The inner answer, with its first tool call spoiled once."""
-        message = await self._inner.create(request)
-        uses = [block for block in message.content if isinstance(block, ToolUseBlock)]
-        if self._mangle is None or not uses:
-            return message
-        uses[0].input = self._mangle(dict(uses[0].input))
+        reply = await self._inner.create(request)
+        if self._mangle is None or not reply.tool_calls:
+            return reply
+        first = reply.tool_calls[0]
+        spoiled = dataclasses.replace(first, input=self._mangle(dict(first.input)))
         self._mangle = None
-        return message
+        content = tuple(spoiled if block is first else block for block in reply.content)
+        return dataclasses.replace(reply, content=content)
 
     async def aclose(self) -> None:
         """Close the inner model."""

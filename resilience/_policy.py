@@ -1,4 +1,4 @@
-"""The knobs of the resilience middleware, and the clock and sleep it runs on."""
+"""How patient a caller is: the engine's knobs, and the clock, sleep and jitter it runs on."""
 
 from __future__ import annotations
 
@@ -9,26 +9,26 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from tools.middleware._budget import RetryBudget
+from resilience._budget import RetryBudget
 
 __all__ = ["Policy", "full_jitter"]
 
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """How patient a tool call is. Values, plus the injectable I/O (sleep, clock, randomness).
+    """Values, plus the injectable I/O (sleep, clock, randomness).
 
-    `budget` is shared state: tools built with the same policy share one retry budget, so
-    build one policy per running agent. Left `None`, each tool gets a budget of its own.
+    `budget` is shared state: callers built with the same policy share one retry budget, so
+    build one policy per running agent. Left `None`, each engine gets a budget of its own.
     """
 
-    max_wait_s: float = 5.0  # the longest Retry-After worth sleeping inside one turn
+    max_wait_s: float = 5.0  # the longest Retry-After worth sleeping inside one call
     deadline_s: float = 20.0  # the whole call, every source and every retry included
-    attempt_timeout_s: float = 6.0  # one request, however slowly its bytes arrive
+    attempt_timeout_s: float = 6.0  # one attempt, however slowly its bytes arrive
     base_backoff_s: float = 0.5  # full-jitter backoff: uniform(0, base * 2**retries)…
     max_backoff_s: float = 4.0  # …never above this
     max_attempts: int = 3  # a safety net; error-to-action's bounds normally end sooner
-    breaker_threshold: int = 5  # failed attempts in a row that open a source's circuit
+    breaker_threshold: int = 5  # failed attempts in a row that open a source's circuit (0: off)
     breaker_cooldown_s: float = 30.0  # how long an open circuit skips its source
     budget: RetryBudget | None = None
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep

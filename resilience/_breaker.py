@@ -3,6 +3,9 @@
 closed ──(threshold failures in a row)──▶ open ──(cool-down over)──▶ half-open
   ▲                                        ▲                          │ one probe
   └──────────────(probe succeeds)──────────┴───────(probe fails)──────┘
+
+A source that says when it may be asked again (a daily quota spent until midnight) is held
+open for exactly that long with `hold`, whatever the threshold.
 """
 
 from __future__ import annotations
@@ -11,13 +14,16 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-__all__ = ["CircuitBreaker"]
+__all__ = ["CircuitBreaker", "State"]
 
 State = Literal["closed", "open", "half_open"]
 
 
 class CircuitBreaker:
-    """Closed, open or half-open; `allow()` before each call, then record how it went."""
+    """Closed, open or half-open; `allow()` before each call, then record how it went.
+
+    A `threshold` of 0 turns the breaker off: it stays closed whatever happens.
+    """
 
     def __init__(
         self,
@@ -29,21 +35,19 @@ class CircuitBreaker:
         self.cooldown_s = cooldown_s
         self._clock = clock
         self._failures = 0
-        self._opened_at: float | None = None
+        self._until: float | None = None  # when an open circuit lets a probe through
         self._probing = False
 
     @property
     def state(self) -> State:
         """The state as of now (an open circuit whose cool-down is over is half-open)."""
-        if self._opened_at is None:
+        if self._until is None:
             return "closed"
         return "half_open" if self.remaining_cooldown() == 0 else "open"
 
     def remaining_cooldown(self) -> float:
         """Seconds until an open circuit lets a probe through (0 when closed)."""
-        if self._opened_at is None:
-            return 0.0
-        return max(0.0, self._opened_at + self.cooldown_s - self._clock())
+        return 0.0 if self._until is None else max(0.0, self._until - self._clock())
 
     def allow(self) -> bool:
         """Whether a call may go out now; in half-open, only one probe at a time."""
@@ -58,18 +62,25 @@ class CircuitBreaker:
     def record_success(self) -> None:
         """The source answered: close the circuit."""
         self._failures = 0
-        self._opened_at = None
+        self._until = None
         self._probing = False
 
     def record_failure(self) -> bool:
         """The source failed; true when this failure is the one that opened the circuit."""
+        if self.threshold <= 0:
+            return False
         before = self.state
         self._failures += 1
         self._probing = False
         if before == "half_open" or (before == "closed" and self._failures >= self.threshold):
-            self._opened_at = self._clock()
+            self._until = self._clock() + self.cooldown_s
             return True
         return False
+
+    def hold(self, seconds: float) -> None:
+        """Open the circuit for `seconds`: the source said it will refuse until then."""
+        self._until = max(self._until or 0.0, self._clock() + seconds)
+        self._probing = False
 
     def release(self) -> None:
         """An allowed call ended without a verdict (cancelled): let another probe through."""

@@ -1,4 +1,4 @@
-"""Normal answers, shaped like the real services' JSON (see shared/reference/apis.md)."""
+"""Open-Meteo and wttr.in answers in the shapes the real services send (fields, units, errors)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 import httpx
 
-from tools.simulated._gazetteer import Place, Weather, find, near, search, wwo_of
+from offline._world import Place, Weather, find, near, search, wwo_of
 
 __all__ = ["forecast", "geocoding", "wttr"]
 
