@@ -98,7 +98,7 @@ class Screen:
 def trace_table(attempts: Iterable[Attempt]) -> Table:
     """The last turn's timeline: every attempt with source, duration, outcome, action, wait."""
     table = Table(title="Last turn", title_justify="left")
-    for column in ("tool", "source", "#", "took", "outcome", "action", "wait"):
+    for column in ("caller", "source", "#", "took", "outcome", "action", "wait"):
         table.add_column(column, justify="right" if column in {"#", "took", "wait"} else "left")
     for a in attempts:
         wait = f"{a.wait_s:.1f} s" if a.wait_s is not None else ""

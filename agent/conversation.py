@@ -15,11 +15,16 @@ cancelled, refused or unanswered turn leaves the history exactly as it was::
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from anthropic.types import MessageParam, ToolResultBlockParam
+    from anthropic.types import (
+        ContentBlockParam,
+        MessageParam,
+        TextBlockParam,
+        ToolResultBlockParam,
+    )
 
     from agent.models import Reply
 
@@ -96,31 +101,32 @@ class Conversation:
         """Start over."""
         self._messages.clear()
 
-    def _add_assistant(self, blocks: list[Any]) -> bool:
+    def _add_assistant(self, blocks: Sequence[ContentBlockParam]) -> bool:
         if blocks:
-            self._messages.append(cast("MessageParam", {"role": "assistant", "content": blocks}))
+            self._messages.append({"role": "assistant", "content": list(blocks)})
         return bool(blocks)
 
-    def _add_user(self, blocks: list[Any]) -> None:
+    def _add_user(self, blocks: Sequence[ContentBlockParam]) -> None:
         if not blocks:
             return
         if self._messages and self._messages[-1]["role"] == "user":
             last = self._messages[-1]
             merged = [*_as_blocks(last["content"]), *blocks]
-            self._messages[-1] = cast("MessageParam", {"role": "user", "content": merged})
+            self._messages[-1] = {"role": "user", "content": merged}
             return
-        self._messages.append(cast("MessageParam", {"role": "user", "content": blocks}))
+        self._messages.append({"role": "user", "content": list(blocks)})
 
 
-def _text_blocks(text: str) -> list[Any]:
+def _text_blocks(text: str) -> list[TextBlockParam]:
     return [{"type": "text", "text": text}] if text.strip() else []
 
 
-def _blank(block: Any) -> bool:
-    return block.get("type") == "text" and not str(block.get("text") or "").strip()
+def _blank(block: ContentBlockParam) -> bool:
+    return block["type"] == "text" and not str(block.get("text") or "").strip()
 
 
-def _as_blocks(content: object) -> list[Any]:
+def _as_blocks(content: object) -> list[ContentBlockParam]:
+    """A message's content as blocks; the history holds only request blocks (`to_param`)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    return list(cast("list[Any]", content))
+    return list(cast("Iterable[ContentBlockParam]", content))

@@ -22,11 +22,11 @@ OFFLINE_MODEL = "offline-scripted"
 
 
 class OfflineModel:
-    """Stateless: each answer is decided from the messages alone."""
+    """Stateless: each answer is decided from the messages alone. `name` labels it in the
+    timeline (a second one can stand in as the fallback model)."""
 
-    name = OFFLINE_MODEL
-
-    def __init__(self) -> None:
+    def __init__(self, name: str = OFFLINE_MODEL) -> None:
+        self.name = name
         self._ids = itertools.count(1)
 
     async def create(self, request: ModelRequest) -> Reply:
@@ -77,7 +77,7 @@ class OfflineModel:
         return ToolCall(self._next("toolu"), tool, {**tool_input})
 
     def _reply(self, content: tuple[Text | ToolCall, ...], stop_reason: str) -> Reply:
-        return Reply(content, stop_reason, model=OFFLINE_MODEL, id=self._next("msg"))
+        return Reply(content, stop_reason, model=self.name, id=self._next("msg"))
 
     def _next(self, prefix: str) -> str:
         return f"{prefix}_offline_{next(self._ids):04d}"

@@ -39,6 +39,7 @@ from offline import (
     Fault,
     FlakyModel,
     MangledInputModel,
+    OfflineModel,
     SimulatedServices,
     api_error,
 )
@@ -52,19 +53,15 @@ def _no_faults(_: SimulatedServices) -> None:
     return None
 
 
-def _same_model(model: ModelBackend) -> ModelBackend:
-    return model
-
-
 @dataclass(frozen=True, slots=True)
 class Scenario:
-    """One failure pattern: a question, faults for the services, a wrapper for the model."""
+    """One failure pattern: a question, faults for the services, the models to ask."""
 
     name: str
     title: str
     question: str
     faults: Callable[[SimulatedServices], None] = _no_faults
-    model: Callable[[ModelBackend], ModelBackend] = _same_model
+    models: Callable[[Settings], list[ModelBackend]] = make_backends
 
 
 def _both_down(services: SimulatedServices) -> None:
@@ -72,8 +69,31 @@ def _both_down(services: SimulatedServices) -> None:
     services.fail_always(WTTR, Fault.status(503))
 
 
-def _overloaded_once(model: ModelBackend) -> ModelBackend:
-    return FlakyModel(model, [api_error(529, "overloaded_error", "Overloaded")])
+def _overloaded_once(settings: Settings) -> list[ModelBackend]:
+    primary = make_backends(settings)[0]
+    return [FlakyModel(primary, [api_error(529, "overloaded_error", "Overloaded")])]
+
+
+def _mangled(settings: Settings) -> list[ModelBackend]:
+    return [MangledInputModel(make_backends(settings)[0])]
+
+
+def _primary_stays_overloaded(settings: Settings) -> list[ModelBackend]:
+    """The primary answers 529 three times (its retries spent); the fallback model answers:
+    offline, a second scripted model; with a key, AGENT_FALLBACK_MODEL or Claude Haiku."""
+    primary = make_backends(settings)[0]
+    overloaded = [api_error(529, "overloaded_error", "Overloaded") for _ in range(3)]
+    return [FlakyModel(primary, overloaded), _fallback_model(settings, primary)]
+
+
+def _fallback_model(settings: Settings, primary: ModelBackend) -> ModelBackend:
+    if settings.claude_key is None:
+        return OfflineModel(name="offline-fallback")
+    from agent.models.claude import ClaudeModel
+
+    assert isinstance(primary, ClaudeModel)
+    name = settings.fallback_model or "claude-haiku-4-5"
+    return ClaudeModel(model=name, client=primary.client)
 
 
 SCENARIOS = (
@@ -102,13 +122,19 @@ SCENARIOS = (
         "invalid_input",
         "Invalid input from the model",
         "What's the weather in Sydney?",
-        model=MangledInputModel,
+        models=_mangled,
     ),
     Scenario(
         "model_overloaded",
         "The model API overloaded (529), once",
         "What's the weather in Mumbai?",
-        model=_overloaded_once,
+        models=_overloaded_once,
+    ),
+    Scenario(
+        "model_fallback",
+        "The primary model stays overloaded → the fallback model answers",
+        "What's the weather in Paris?",
+        models=_primary_stays_overloaded,
     ),
     Scenario("several", "Several cities at once", "Weather in Paris, Tokyo and New York?"),
     Scenario("divide_by_zero", "A calculation that divides by zero", "What is 1/0?"),
@@ -143,10 +169,10 @@ async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
     scenario.faults(services)
     sleep = SleepRecorder()
     policy = Policy(sleep=sleep)
-    backend = scenario.model(make_backends(settings)[0])
+    models = scenario.models(settings)
     with capture_logs(processors=shared_processors()) as events:
         async with make_client(transport=services.transport) as http:
-            agent = await open_agent(settings, http=http, backend=backend, policy=policy)
+            agent = await open_agent(settings, http=http, backend=models, policy=policy)
             started = time.perf_counter()
             try:
                 answer = await agent.ask(scenario.question)

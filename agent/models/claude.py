@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anthropic
 from anthropic import omit
-from anthropic.types import Message
+from anthropic.types import ContentBlock, Message
 
 from agent.models._base import ModelRequest, PromptTooLong, TextSink
 from agent.models._reply import Block, OtherBlock, Reply, Text, ToolCall, Usage
@@ -112,8 +112,8 @@ class ClaudeModel:
             "max_tokens": request.max_tokens,
             "messages": list(request.messages),
             "system": request.system or omit,
-            "tools": cast("Any", list(request.tools)) if request.tools else omit,
-            "tool_choice": cast("Any", request.tool_choice) if request.tool_choice else omit,
+            "tools": list(request.tools) if request.tools else omit,
+            "tool_choice": request.tool_choice if request.tool_choice else omit,
         }
 
 
@@ -189,7 +189,7 @@ def to_reply(message: Message) -> Reply:
     )
 
 
-def _block(block: Any) -> Block:
+def _block(block: ContentBlock) -> Block:
     """One content block: text and tool calls read, anything else kept as it came."""
     if block.type == "text":
         return Text(block.text)

@@ -33,9 +33,9 @@ def demo() -> ModuleType:
 
 
 async def test_every_scenario_is_answered_offline(demo: ModuleType) -> None:
-    """All ten scenarios end answered, each failure logged with a developer_note."""
+    """All eleven scenarios end answered, each failure logged with a developer_note."""
     outcomes = [await demo.run_scenario(s, Settings()) for s in demo.SCENARIOS]
-    assert len(outcomes) == 10
+    assert len(outcomes) == 11
     assert all(o.answer.answered for o in outcomes)
     failing = [o for o in outcomes if o.scenario.name != "happy" and o.scenario.name != "several"]
     assert all(any(e.get("developer_note") for e in o.events) for o in failing)
@@ -114,3 +114,25 @@ async def test_with_a_key_the_scenarios_run_against_claude(
     assert outcome.answer.text == "Mumbai is warm."
     assert route.call_count == 1
     assert [a.outcome for a in outcome.answer.attempts] == ["overloaded", "ok"]
+
+
+async def test_the_fallback_model_answers_when_the_primary_stays_overloaded(
+    demo: ModuleType,
+) -> None:
+    """Offline, the model_fallback scenario: three 529s, then the second model answers, and
+    the next model call skips the primary while its breaker is open."""
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "model_fallback"]
+    outcome = await demo.run_scenario(scenario, Settings())
+    models = [
+        (a.source, a.number, a.outcome) for a in outcome.answer.attempts if a.caller == "model"
+    ]
+    assert models == [
+        ("offline-scripted", 1, "overloaded"),
+        ("offline-scripted", 2, "overloaded"),
+        ("offline-scripted", 3, "overloaded"),
+        ("offline-fallback", 1, "ok"),
+        ("offline-scripted", 0, "source_skipped"),
+        ("offline-fallback", 1, "ok"),
+    ]
+    assert outcome.answer.model == "offline-fallback"
+    assert "8.8°C" in outcome.answer.text

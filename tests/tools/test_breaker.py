@@ -70,3 +70,21 @@ def test_released_probe_lets_another_through(clock: FakeClock) -> None:
     breaker.allow()
     breaker.release()
     assert breaker.allow()
+
+
+def test_hold_opens_it_for_the_stated_period(clock: FakeClock) -> None:
+    """A source that said "not before" is held open that long, whatever the threshold."""
+    breaker = CircuitBreaker(threshold=5, cooldown_s=10, clock=clock)
+    breaker.hold(3600)
+    assert not breaker.allow()
+    clock.advance(3599)
+    assert breaker.state == "open"
+    clock.advance(1)
+    assert breaker.allow()
+
+
+def test_a_threshold_of_zero_never_opens(clock: FakeClock) -> None:
+    """Threshold 0 turns the breaker off: failures never open it."""
+    breaker = CircuitBreaker(threshold=0, clock=clock)
+    assert not any(breaker.record_failure() for _ in range(10))
+    assert breaker.allow()

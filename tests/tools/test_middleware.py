@@ -549,3 +549,34 @@ async def test_failed_probe_reopens_without_retrying(clock: FakeClock) -> None:
     assert len(probe.seen) == 1
     assert [a.outcome for a in outcome.attempts] == ["server_error", "source_skipped", "ok"]
     assert resilience.breaker("a").state == "open"
+
+
+async def test_a_server_asking_for_a_long_pause_is_skipped_until_then(
+    resilience: Engine, clock: FakeClock
+) -> None:
+    """Retry-After beyond the cap is not slept; the source is held open for that long, so the
+    next call goes straight to the fallback, and the source is asked again after it."""
+    busy_a = Scripted(UpstreamStatus(429, "busy", source="a", headers={"Retry-After": "60"}))
+    await run(resilience, busy_a, Scripted("two"))
+    outcome = await run(resilience, busy_a, Scripted("two"))
+    first = outcome.attempts[0]
+    assert (first.source, first.number, first.outcome) == ("a", 0, "source_skipped")
+    assert len(busy_a.seen) == 1
+    clock.advance(60)
+    await run(resilience, busy_a, Scripted("two"))
+    assert len(busy_a.seen) == 2
+
+
+async def test_retry_on_narrows_what_is_retried(resilience: Engine) -> None:
+    """A failure `retry_on` rejects is not retried, though error-to-action would."""
+    first = Scripted(unavailable())
+    never = Source("a", first, retry_on=lambda error: not isinstance(error, UpstreamStatus))
+    outcome = await resilience.run("getting the answer", [never, Source("b", Scripted("two"))])
+    assert len(first.seen) == 1
+    assert outcome.source == "b"
+
+
+async def test_an_answer_carries_no_failure(resilience: Engine) -> None:
+    """A call answered after a retry reports no failure and no error."""
+    outcome = await run(resilience, Scripted(unavailable(), "ok"))
+    assert (outcome.value, outcome.failure, outcome.error) == ("ok", None, None)
