@@ -147,7 +147,7 @@ class _Handler(BaseHTTPRequestHandler):
         error = scripted_model.protocol_error(messages)
         if error is not None:
             state.protocol_error(error)
-            return self._json(400, scripted_model.error_body(400, error))
+            return self._json(400, scripted_model.error_for(400, error))
         fault = state.fault_for("messages", scripted_model.question_of(messages))
         self._pause("messages")
         message = scripted_model.reply(body, number)
@@ -174,9 +174,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "stream_error" and stream:
             return self._sse(scripted_model.sse_stream_error(message))
         status = 529 if fault.kind == "stream_error" else fault.status
-        body = scripted_model.error_body(
-            status, "Overloaded" if status == 529 else "Scripted fault"
-        )
+        body = scripted_model.error_for(status, "Overloaded" if status == 529 else "Scripted fault")
         self._json(status, body, _retry_headers(fault))
 
     def _weather_fault(self, route: Route, fault: Fault) -> None:

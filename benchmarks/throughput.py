@@ -16,7 +16,7 @@ __all__ = ["CORPUS", "FIELDS", "in_process", "lines", "through_cli"]
 
 FIELDS = {"error_type", "user_message", "action", "action_detail", "retryable", "developer_note"}
 
-# One line per row of DESIGN.md's policy table, plus the skill's own two examples.
+# One line per row of the failure policy (docs/failure-policy.md), plus the skill's examples.
 CORPUS: tuple[dict[str, object], ...] = (
     {"error": "429 Too Many Requests. Retry-After: 30", "operation": "Fetching billing data"},
     {

@@ -1,4 +1,4 @@
-"""Open-Meteo and wttr.in answers in their real shapes (see shared/reference/apis.md)."""
+"""Open-Meteo and wttr.in answers in the shapes the real services send (fields, units, errors)."""
 
 from __future__ import annotations
 

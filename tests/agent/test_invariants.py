@@ -1,4 +1,4 @@
-"""The agent's invariants under adversarial conditions, against DESIGN.md and apis.md.
+"""The agent's invariants (docs/architecture.md, "Invariants") under adversarial conditions.
 
 The real anthropic SDK talks to `FakeClaude` over httpx2 (or to pytest-httpx2 from the CLI);
 tools run against the simulated services. What the model saw is read back from the request

@@ -1,4 +1,4 @@
-"""Endpoints: defaults from DESIGN.md, overrides from an environment mapping, URL checks."""
+"""Endpoints: documented defaults (docs/contracts.md), environment overrides, URL checks."""
 
 from __future__ import annotations
 

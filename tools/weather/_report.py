@@ -26,7 +26,7 @@ class Report:
     humidity_pct: float | None = None
 
     def to_json(self) -> str:
-        """The tool's success answer, per DESIGN.md."""
+        """The tool's success answer (docs/contracts.md, "The get_weather tool")."""
         body: dict[str, str] = {
             "city": self.city,
             "temperature": f"{_number(self.temperature_c)}°C",
