@@ -1,4 +1,4 @@
-"""The middleware on its own, with scripted sources: no HTTP, fake time."""
+"""The engine on its own, with scripted sources: no HTTP, fake time."""
 
 from __future__ import annotations
 

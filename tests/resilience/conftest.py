@@ -1,0 +1,19 @@
+"""Shared fixtures: a fake clock and a policy on it."""
+
+from __future__ import annotations
+
+import pytest
+
+from resilience import Policy, RetryBudget
+from tests.tools.fakes import FakeClock
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def policy(clock: FakeClock) -> Policy:
+    """The default knobs on fake time, with jitter pinned to half the backoff ceiling."""
+    return Policy(sleep=clock.sleep, clock=clock, rand=lambda: 0.5, budget=RetryBudget())
