@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from resilience import Policy, RetryBudget
+from resilience import Policy, Progress, RetryBudget
 from tests.tools.fakes import FakeClock
 
 
@@ -17,3 +17,9 @@ def clock() -> FakeClock:
 def policy(clock: FakeClock) -> Policy:
     """The default knobs on fake time, with jitter pinned to half the backoff ceiling."""
     return Policy(sleep=clock.sleep, clock=clock, rand=lambda: 0.5, budget=RetryBudget())
+
+
+@pytest.fixture
+def progress() -> list[Progress]:
+    """Progress events an observer received."""
+    return []
