@@ -1,4 +1,5 @@
-"""Shared fixtures: a fake clock, a policy on it, the simulated services and respx routes."""
+"""Shared fixtures: the simulated services, respx routes and weather tools on them (the clock,
+the policy and the progress list come from tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,25 +10,8 @@ import pytest
 import respx
 
 from offline import SimulatedServices
-from resilience import Policy, Progress, RetryBudget
-from tests.tools.fakes import FakeClock
+from resilience import Policy, Progress
 from tools import Tool, make_client, weather_tool
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def policy(clock: FakeClock) -> Policy:
-    """The default knobs on fake time, with jitter pinned to half the backoff ceiling."""
-    return Policy(sleep=clock.sleep, clock=clock, rand=lambda: 0.5, budget=RetryBudget())
-
-
-@pytest.fixture
-def progress() -> list[Progress]:
-    return []
 
 
 @pytest.fixture

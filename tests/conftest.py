@@ -1,4 +1,4 @@
-"""Shared fixtures: a fake clock and a policy on it."""
+"""Fixtures every test folder may use: a fake clock, a policy on it, a progress recorder."""
 
 from __future__ import annotations
 
