@@ -10,22 +10,32 @@ description), or from the one pydantic model the function takes. The description
 docstring. Sync functions run in a worker thread. Whatever a function raises is classified by
 error-to-action, which decides whether to try it again; `fallbacks` (functions taking the
 same arguments) are tried in order after it; `retry_on` (exception types, or a predicate)
-narrows which failures may be retried. The value is sent to the model as JSON (a `str` as it
-is). With no answer from any source, the model gets the last failure's one plain sentence.
+narrows which failures may be retried. Each function is a source of its own, named after it
+in the timeline ("exchange_rate", then "backup"). The value is sent to the model as JSON
+(a `str` as it is; dates, decimals, dataclasses and pydantic models as JSON values). With no
+answer from any source, the model gets the last failure's one plain sentence.
+
+What cannot work is refused when the tool is made, with a `TypeError` saying what to change,
+never on the model's first call: a name the Messages API would reject, a parameter without a
+type hint (or positional-only, or `*args`), hints that cannot be resolved, a generator, a
+callable that is not a function, a fallback that cannot take the tool's inputs, an `activity`
+naming something that is not an input, a `retry_on` that is not exception types.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import inspect
 import json
+import re
+import string
 import typing
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
+from pydantic_core import to_jsonable_python
 
 from resilience import AttemptInfo, Engine, Observer, Policy, RetryOn, Source
 from tools._result import to_result
@@ -37,6 +47,7 @@ __all__ = ["tool"]
 Function = Callable[..., Any]
 RetryOnSpec = type[Exception] | tuple[type[Exception], ...] | RetryOn
 _INPUT_CONFIG = ConfigDict(extra="forbid", str_strip_whitespace=True)
+_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # what the Messages API accepts as a name
 
 
 @overload
@@ -86,6 +97,7 @@ class _Spec:
     activity: str
     input_model: type[BaseModel]
     functions: tuple[Function, ...]  # the primary, then the fallbacks
+    sources: tuple[str, ...]  # their names in the timeline, one each
     takes_model: bool  # the function takes the input model itself, not its fields
     retry_on: RetryOn
 
@@ -94,7 +106,7 @@ class _Spec:
         values = {key: _short(value) for key, value in args.model_dump().items()}
         try:
             return self.activity.format(**values)
-        except (KeyError, IndexError, ValueError):
+        except (KeyError, IndexError, ValueError):  # a format spec the value does not fit
             return self.activity
 
 
@@ -106,45 +118,136 @@ def _spec(
     fallbacks: Sequence[Function],
     retry_on: RetryOnSpec | None,
 ) -> _Spec:
+    _check_function(fn, "@tool")
     tool_name = name or fn.__name__
+    if not _TOOL_NAME.fullmatch(tool_name):
+        raise TypeError(
+            f"@tool: {tool_name!r} is not a name the model can call; pass name= with 1 to 64 "
+            "letters, digits, '_' or '-'"
+        )
     model, takes_model = _input_model(fn, tool_name)
+    inputs = tuple(model.model_fields)
+    for fallback in fallbacks:
+        _check_fallback(fallback, fn, inputs, takes_model)
+    template = activity or f"running {tool_name}"
+    _check_activity(template, inputs, tool_name)
+    functions = (fn, *fallbacks)
     return _Spec(
         name=tool_name,
         description=description or inspect.getdoc(fn) or f"The {tool_name} tool.",
-        activity=activity or f"running {tool_name}",
+        activity=template,
         input_model=model,
-        functions=(fn, *fallbacks),
+        functions=functions,
+        sources=_source_names(functions),
         takes_model=takes_model,
         retry_on=_predicate(retry_on),
     )
 
 
+def _check_function(fn: object, role: str) -> None:
+    """A plain function or method that returns its answer: what `_call` knows how to call."""
+    if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
+        raise TypeError(
+            f"{role}: {fn!r} is not a function; wrap it in a def (a function defined inside "
+            "a factory can hold a client or a setting)"
+        )
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        raise TypeError(f"{role}: {fn.__name__} yields values; return the answer instead")
+
+
 def _input_model(fn: Function, tool_name: str) -> tuple[type[BaseModel], bool]:
     """The pydantic model the function takes, or one built from its parameters' hints."""
-    hints = typing.get_type_hints(fn, include_extras=True)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except NameError as exc:  # e.g. a type defined inside the function that makes the tool
+        raise TypeError(
+            f"@tool: the type hints of {fn.__name__} cannot be resolved ({exc}); define the "
+            "types they name at module level"
+        ) from exc
     params = list(inspect.signature(fn).parameters.values())
     if len(params) == 1 and _is_model(hints.get(params[0].name)):
         return hints[params[0].name], True
     fields: dict[str, Any] = {}
     for param in params:
-        if param.kind in {param.VAR_POSITIONAL, param.VAR_KEYWORD}:
-            raise TypeError(f"@tool: {fn.__name__} takes *args or **kwargs; name each input")
+        _check_parameter(fn, param)
         default = ... if param.default is param.empty else param.default
-        fields[param.name] = (hints.get(param.name, Any), default)
+        fields[param.name] = (hints[param.name], default)
     title = "".join(part.title() for part in tool_name.split("_")) + "Input"
     return create_model(title, __config__=_INPUT_CONFIG, **fields), False
+
+
+def _check_parameter(fn: Function, param: inspect.Parameter) -> None:
+    """A parameter the model can fill in by name, with a type it is shown."""
+    where = f"{param.name} of {fn.__name__}"
+    if param.kind in {param.VAR_POSITIONAL, param.VAR_KEYWORD}:
+        raise TypeError(f"@tool: {fn.__name__} takes *args or **kwargs; name each input")
+    if param.kind is param.POSITIONAL_ONLY:
+        raise TypeError(f"@tool: {where} is positional-only; the model passes inputs by name")
+    if param.annotation is param.empty:
+        raise TypeError(
+            f"@tool: give {where} a type hint (Any if it takes anything); the model is shown "
+            "each input's type"
+        )
 
 
 def _is_model(hint: object) -> bool:
     return inspect.isclass(hint) and issubclass(hint, BaseModel)
 
 
+def _check_fallback(
+    fallback: Function, primary: Function, inputs: Sequence[str], takes_model: bool
+) -> None:
+    """A fallback must take what the primary is given: the input model, or its fields."""
+    _check_function(fallback, f"@tool fallback for {primary.__name__}")
+    signature = inspect.signature(fallback)
+    try:
+        signature.bind(None) if takes_model else signature.bind(**dict.fromkeys(inputs))
+    except TypeError as exc:
+        raise TypeError(
+            f"@tool: fallback {fallback.__name__} cannot take the inputs of {primary.__name__} "
+            f"({', '.join(inputs)}): {exc}"
+        ) from exc
+
+
+def _check_activity(template: str, inputs: Sequence[str], tool_name: str) -> None:
+    """Every `{name}` in the activity is one of the inputs."""
+    try:
+        fields = [
+            field for _, field, _, _ in string.Formatter().parse(template) if field is not None
+        ]
+    except ValueError as exc:
+        raise TypeError(f"@tool: the activity of {tool_name} is not a template: {exc}") from exc
+    for field in fields:
+        if re.split(r"[.\[]", field, maxsplit=1)[0] not in inputs:
+            raise TypeError(
+                f"@tool: the activity of {tool_name} names {{{field}}}, which is not one of its "
+                f"inputs ({', '.join(inputs) or 'none'})"
+            )
+
+
+def _source_names(functions: Sequence[Function]) -> tuple[str, ...]:
+    """Each function's name; a repeated one gets a number ("fetch", "fetch-2"), so that no two
+    sources share a circuit breaker or a line in the timeline."""
+    names: list[str] = []
+    for fn in functions:
+        name, count = fn.__name__, 1
+        while name in names:
+            count += 1
+            name = f"{fn.__name__}-{count}"
+        names.append(name)
+    return tuple(names)
+
+
 def _predicate(retry_on: RetryOnSpec | None) -> RetryOn:
     if retry_on is None:
         return lambda _error: True
     if isinstance(retry_on, type | tuple):
-        kinds = retry_on
+        kinds = retry_on if isinstance(retry_on, tuple) else (retry_on,)
+        if not all(inspect.isclass(kind) and issubclass(kind, BaseException) for kind in kinds):
+            raise TypeError("@tool: retry_on takes exception types, or a predicate")
         return lambda error: isinstance(error, kinds)
+    if not callable(retry_on):
+        raise TypeError("@tool: retry_on takes exception types, or a predicate")
     return retry_on
 
 
@@ -153,7 +256,8 @@ def _build(spec: _Spec, policy: Policy | None, observer: Observer | None) -> Too
 
     async def handler(args: BaseModel) -> ToolResult:
         operation = spec.operation(args)
-        sources = [_source(spec, fn, args) for fn in spec.functions]
+        named = zip(spec.functions, spec.sources, strict=True)
+        sources = [_source(spec, fn, name, args) for fn, name in named]
         outcome = await engine.run(operation, sources)
         return to_result(outcome, operation, str)
 
@@ -167,12 +271,12 @@ def _build(spec: _Spec, policy: Policy | None, observer: Observer | None) -> Too
     )
 
 
-def _source(spec: _Spec, fn: Function, args: BaseModel) -> Source[str]:
+def _source(spec: _Spec, fn: Function, name: str, args: BaseModel) -> Source[str]:
     async def fetch(_info: AttemptInfo) -> str:
         value = await _call(fn, args, spec.takes_model)
         return _as_text(value)  # inside the attempt: a value that won't render is a failure
 
-    return Source(fn.__name__, fetch, retry_on=spec.retry_on)
+    return Source(name, fetch, retry_on=spec.retry_on)
 
 
 async def _call(fn: Function, args: BaseModel, takes_model: bool) -> object:
@@ -185,14 +289,10 @@ async def _call(fn: Function, args: BaseModel, takes_model: bool) -> object:
 
 
 def _as_text(value: object) -> str:
-    """What the model reads: a string as it is, anything else as JSON."""
+    """What the model reads: a string as it is, anything else as JSON (NaN is not JSON)."""
     if isinstance(value, str):
         return value
-    if isinstance(value, BaseModel):
-        return value.model_dump_json()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(to_jsonable_python(value), ensure_ascii=False, allow_nan=False)
 
 
 def _short(value: object) -> object:
