@@ -13,6 +13,8 @@ def preface(tool: str, inputs: tuple[dict[str, str], ...]) -> str:
     """The sentence said before calling tools."""
     if tool == "get_weather":
         return f"Let me check the weather in {_join([i.get('city', '?') for i in inputs])}."
+    if tool == "exchange_rate" and inputs:
+        return f"Let me look up the {inputs[0].get('base')} to {inputs[0].get('quote')} rate."
     return "Let me work that out."
 
 
@@ -29,6 +31,8 @@ def _sentence(call: Mapping[str, Any], result: Mapping[str, Any]) -> str:
     data = _json(text)
     if data is None:
         return text
+    if call.get("name") == "exchange_rate":
+        return _exchange_rate(data)
     if call.get("name") == "calculate" or "result" in data:
         return _calculation(call, data)
     return _weather(call, data)
@@ -50,6 +54,17 @@ def _weather(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:
 def _calculation(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     expression = data.get("expression") or _input(call, "expression") or "That"
     return f"{expression} = {data.get('result')}."
+
+
+def _exchange_rate(data: Mapping[str, Any]) -> str:
+    """ "1 USD is 0.852966 EUR (the rate of 2025-09-30, from open.er-api.com)." """
+    base, quote, rate = data.get("base"), data.get("quote"), data.get("rate")
+    if not (base and quote and isinstance(rate, int | float)):
+        return "I couldn't read that exchange rate."
+    sentence = f"1 {base} is {rate} {quote}"
+    if data.get("date") and data.get("source"):
+        return f"{sentence} (the rate of {data['date']}, from {data['source']})."
+    return sentence + "."
 
 
 def _as_clause(sentence: str) -> str:

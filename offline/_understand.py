@@ -1,4 +1,5 @@
-"""What the offline model understands of a question: cities for the weather, or a sum."""
+"""What the offline model understands of a question: cities for the weather, a sum, or a pair
+of currencies (for an agent that offers `exchange_rate`, as examples/exchange_rates.py does)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ _WORD_OPS = (
     (re.compile("÷"), "/"),
     (re.compile(r"\^"), "**"),
 )
+_RATE = re.compile(r"(?i)\b(?:exchange|conversion)\s+rates?\b|\bconvert\b")
+_PAIR = re.compile(r"(?i)\b([a-z]{3})\s*(?:to|in|into|/|->|→)\s*([a-z]{3})\b")
 _EXPRESSION = re.compile(r"[\d.\s+\-*/^%()]+")
 _OPERATOR = re.compile(r"[\d)]\s*(?:\*\*|//|[-+*/^%])\s*[\d(.]")
 
@@ -55,6 +58,8 @@ class Intent:
 
 def understand(question: str) -> Intent:
     """The one thing the offline model will do about `question`."""
+    if (rate := _exchange_rate(question)) is not None:
+        return rate
     if _WEATHER.search(question):
         return _weather(question)
     if (expression := _expression(question)) is not None:
@@ -63,6 +68,16 @@ def understand(question: str) -> Intent:
         if re.search(pattern, question, re.IGNORECASE):
             return Intent(reply=reply)
     return Intent(reply=HELP)
+
+
+def _exchange_rate(question: str) -> Intent | None:
+    """ "Exchange rate from USD to EUR?", "convert GBP into JPY": one `exchange_rate` call, for
+    an agent that offers such a tool (examples/exchange_rates.py); to others, the help."""
+    pair = _PAIR.search(question) if _RATE.search(question) else None
+    if pair is None:
+        return None
+    base, quote = (code.upper() for code in pair.groups())
+    return Intent("exchange_rate", ({"base": base, "quote": quote},), reply=HELP)
 
 
 def _weather(question: str) -> Intent:
