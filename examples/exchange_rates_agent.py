@@ -1,0 +1,96 @@
+"""An agent with a tool of your own: `exchange_rate` next to the built-in ones.
+
+    python examples/exchange_rates_agent.py
+    python examples/exchange_rates_agent.py --primary-down "Exchange rate from GBP to USD?"
+
+With ANTHROPIC_API_KEY set, Claude answers and the tool asks the real services. Without it,
+the offline scripted model calls the tool, which is served the recorded answers kept in
+tests/examples/fixtures: open.er-api.com's for USD and Frankfurter's for GBP (anything else
+answers 503, as if down). `--primary-down` (offline only) makes open.er-api.com answer 503,
+so Frankfurter answers. It prints the answer, then the turn's timeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import httpx
+
+from agent.answer import Answer
+from agent.app import open_agent
+from agent.log import configure_logging
+from agent.settings import Settings
+from examples.exchange_rates import exchange_rate_tool
+from resilience import Attempt, Policy
+from tools import make_client
+
+QUESTION = "What's the exchange rate from USD to EUR?"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "examples" / "fixtures"
+
+
+async def ask(
+    question: str, settings: Settings, *, primary_down: bool = False, policy: Policy | None = None
+) -> Answer:
+    """One answered turn; offline, the tool's services are the recordings."""
+    transport = recorded_services(primary_down=primary_down) if settings.offline else None
+    async with make_client(transport=transport) as http:
+        agent = await open_agent(settings, tools=[exchange_rate_tool(http)], policy=policy)
+        try:
+            return await agent.ask(question)
+        finally:
+            await agent.aclose()
+
+
+def recorded_services(*, primary_down: bool = False) -> httpx.MockTransport:
+    """open.er-api.com and Frankfurter as recorded: USD from the one, GBP from the other."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "open.er-api.com":
+            if request.url.path == "/v6/latest/USD" and not primary_down:
+                return _recorded("open_er_api_latest_USD.json")
+        elif request.url.params.get("base") == "GBP":
+            return _recorded("frankfurter_latest_GBP_USD_amount_1000000.json")
+        return httpx.Response(503)
+
+    return httpx.MockTransport(answer)
+
+
+def _recorded(name: str) -> httpx.Response:
+    content = (FIXTURES / name).read_bytes()
+    return httpx.Response(200, content=content, headers={"Content-Type": "application/json"})
+
+
+def timeline(attempts: Iterable[Attempt]) -> list[str]:
+    """One aligned line per attempt: caller, source, number, outcome, action."""
+    rows = [(a.caller, a.source, str(a.number), a.outcome, a.action or "") for a in attempts]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(5)]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ) -> int:
+    """Answer the question; exit 0 when answered (an honest "unavailable" counts), else 1."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("question", nargs="?", default=QUESTION)
+    parser.add_argument(
+        "--primary-down", action="store_true", help="offline: open.er-api.com answers 503"
+    )
+    args = parser.parse_args(argv)
+    settings = Settings.from_env(env)
+    answer = asyncio.run(ask(args.question, settings, primary_down=args.primary_down))
+    print(answer.text)
+    print()
+    print("\n".join(timeline(answer.attempts)))
+    return 0 if answer.answered else 1
+
+
+if __name__ == "__main__":
+    configure_logging()  # the log's events go nowhere here; the timeline says what happened
+    sys.exit(main())
