@@ -432,3 +432,17 @@ async def test_both_down_the_model_reads_only_the_sentence(policy: Policy) -> No
         "content": STILL_DOWN,
         "is_error": True,
     }
+
+
+# --- the README shows this file ---
+
+
+def test_the_readme_shows_the_examples_code_as_it_is() -> None:
+    """Every block of the README's "Add your own tool" listing is in the file, verbatim."""
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Add your own tool", 1)[1]
+    listing = section.split("```python\n", 1)[1].split("```", 1)[0]
+    source = (root / "examples" / "exchange_rates.py").read_text(encoding="utf-8")
+    for block in listing.strip().split("\n\n\n"):
+        assert block in source
