@@ -2,32 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import httpx
 import pytest
 
-from offline import FORECAST, GEOCODING, PLACES, WTTR, Fault, SimulatedServices
+from offline import FORECAST, GEOCODING, WTTR, Fault, SimulatedServices, hand_set
 from resilience import Policy, Progress
 from tests.tools.fakes import FakeClock
-from tests.tools.upstream import ask, parsed
+from tests.tools.upstream import ask, because, degraded, parsed
 from tools import Tool, weather_tool
 from tools.weather._open_meteo import LIGHT_VARIABLES
 
 CITIES = ["Paris", "London", "Tokyo", "Mumbai", "Bonn", "New York", "Sydney", "Berlin"]
-
-
-def degraded(city: str, later: str = "in a few minutes") -> str:
-    return json.dumps(
-        {
-            "city": city,
-            "degraded": True,
-            "message": f"Current weather for {city} is unavailable right now because the "
-            f"weather services are not answering; check a local weather service or try again "
-            f"{later}.",
-        },
-        ensure_ascii=False,
-    )
 
 
 @pytest.mark.parametrize("city", CITIES)
@@ -58,7 +43,7 @@ async def test_wttr_answers_like_wttr(sim: SimulatedServices, sim_weather: Tool)
     sim.fail_always(GEOCODING, Fault.status(401))
     result = await ask(sim_weather, "Bonn")
     assert result.content == (
-        '{"city": "Bonn", "temperature": "9°C", "condition": "fog", "humidity": "76%", '
+        '{"city": "Bonn, Germany", "temperature": "9°C", "condition": "fog", "humidity": "76%", '
         '"source": "wttr.in"}'
     )
 
@@ -106,7 +91,7 @@ async def test_geocoding_refuses_a_count_out_of_range(
     ("city", "expected"),
     [
         ("Paris, France", ("Paris, France", "8.8°C")),
-        ("Paris, Texas", ("Paris, United States", "18.6°C")),
+        ("Paris, Texas", ("Paris, Texas, United States", "18.6°C")),
         ("London, CA", ("London, Canada", "4.2°C")),
         ("London", ("London, United Kingdom", "11.2°C")),
     ],
@@ -124,7 +109,7 @@ async def test_simulated_wttr_reads_a_region_too(sim: SimulatedServices, sim_wea
     sim.fail_always(GEOCODING, Fault.status(401))
     report = parsed((await ask(sim_weather, "Paris, Texas")).content)
     assert (report["city"], report["temperature"], report["source"]) == (
-        "Paris, Texas",
+        "Paris, Texas, United States",
         "19°C",
         "wttr.in",
     )
@@ -184,15 +169,17 @@ def test_unknown_source_is_refused(sim: SimulatedServices) -> None:
 
 
 def test_gazetteer_has_the_promised_cities() -> None:
-    """At least the eight cities the demo and the tests use are on the map."""
-    assert {place.name for place in PLACES} >= set(CITIES)
+    """The ten hand-set places are real gazetteer entries (New York is New York City)."""
+    names = {place.name for place in hand_set()}
+    assert names >= (set(CITIES) - {"New York"}) | {"New York City"}
 
 
 def test_gazetteer_places_are_told_apart_by_coordinates() -> None:
     """Places sharing a name are far apart, so the forecast finds each one's own weather."""
-    ids = {place.id for place in PLACES}
-    spots = {(round(place.latitude), round(place.longitude)) for place in PLACES}
-    assert len(ids) == len(spots) == len(PLACES)
+    places = hand_set()
+    ids = {place.id for place in places}
+    spots = {(round(place.latitude), round(place.longitude)) for place in places}
+    assert len(ids) == len(spots) == len(places) == 10
 
 
 @pytest.mark.parametrize(
@@ -237,7 +224,8 @@ async def test_both_sources_failing_degrades(
     sim.fail_always(GEOCODING, Fault.status(403))
     sim.fail_always(WTTR, fault)
     result = await ask(sim_weather, "Sydney")
-    assert result.content == degraded("Sydney", later)
+    backup = "is busy" if fault.code in {429, 503} else "is not answering"
+    assert result.content == degraded(later, because("turned down the request", backup), "Sydney")
     assert not result.is_error
 
 
@@ -272,7 +260,9 @@ async def test_dripping_body_is_cut_by_the_attempt_timeout(
     progress: list[Progress] = []
     tool = weather_tool(sim_client, policy=policy, observer=progress.append)
     result = await ask(tool, "London")
-    assert result.content == degraded("London")
+    assert result.content == degraded(
+        because=because("turned down the request", "is not answering"), city="London"
+    )
     assert [a.outcome for a in result.attempts] == [
         "auth_invalid_credentials",
         "timeout",
