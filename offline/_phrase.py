@@ -6,13 +6,22 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["answer_from_results", "preface"]
+__all__ = ["answer_from_results", "preface", "preface_calls"]
 
 
 def preface(tool: str, inputs: tuple[dict[str, str], ...]) -> str:
-    """The sentence said before calling tools."""
-    if tool == "get_weather":
-        return f"Let me check the weather in {_join([i.get('city', '?') for i in inputs])}."
+    """The sentence said before calling `tool` once per input."""
+    return preface_calls(tuple((tool, tool_input) for tool_input in inputs))
+
+
+def preface_calls(calls: tuple[tuple[str, dict[str, str]], ...]) -> str:
+    """The sentence said before making `calls` (tool name, input), weather first."""
+    cities = [i.get("city", "?") for tool, i in calls if tool == "get_weather"]
+    sums = [i.get("expression", "?") for tool, i in calls if tool != "get_weather"]
+    if cities and sums:
+        return f"Let me check the weather in {_join(cities)} and work out {_join(sums)}."
+    if cities:
+        return f"Let me check the weather in {_join(cities)}."
     return "Let me work that out."
 
 
@@ -44,7 +53,8 @@ def _weather(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     humidity = data.get("humidity")
     if humidity is not None:
         sentence += f", with {humidity}{'%' if isinstance(humidity, int | float) else ''} humidity"
-    return sentence + "."
+    note = data.get("note")
+    return sentence + "." + (f" ({note})" if isinstance(note, str) and note else "")
 
 
 def _calculation(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:
