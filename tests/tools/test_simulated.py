@@ -268,3 +268,79 @@ async def test_dripping_body_is_cut_by_the_attempt_timeout(
         "timeout",
         "timeout",
     ]
+
+
+@pytest.mark.parametrize(
+    ("city", "named"),
+    [
+        ("Rome", "Rome, Italy"),
+        ("São Paulo", "São Paulo, Brazil"),
+        ("Zürich", "Zürich, Switzerland"),
+        ("東京", "Tokyo, Japan"),
+        ("Lima", "Lima, Peru"),
+        ("Lima, Ohio", "Lima, Ohio, United States"),
+        ("Rome, GA", "Rome, Georgia, United States"),
+        ("London, UK", "London, United Kingdom"),
+        ("Paris, TX", "Paris, Texas, United States"),
+    ],
+)
+async def test_any_real_city_resolves_offline(city: str, named: str, sim_weather: Tool) -> None:
+    """The offline world is the gazetteer: any real city answers, in its own name."""
+    report = parsed((await ask(sim_weather, city)).content)
+    assert (report["city"], report["source"]) == (named, "open-meteo")
+    assert report["temperature"].endswith("°C")
+
+
+async def test_offline_weather_is_the_same_from_both_sources(
+    sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """Simulated weather is a function of the place: wttr.in says Lima's, rounded."""
+    first = parsed((await ask(sim_weather, "Lima")).content)
+    sim.fail_always(GEOCODING, Fault.status(401))
+    second = parsed((await ask(sim_weather, "Lima")).content)
+    assert round(float(first["temperature"].removesuffix("°C"))) == int(
+        second["temperature"].removesuffix("°C")
+    )
+    assert second["city"] == "Lima, Peru"
+
+
+@pytest.mark.parametrize("city", ["Xyzzyville", "Atlantis", "Narnia"])
+async def test_made_up_places_are_not_found_offline(city: str, sim_weather: Tool) -> None:
+    """A name no real city has is a name to fix, not an outage."""
+    result = await ask(sim_weather, city)
+    assert result.error is not None
+    assert (result.error.error_type, result.error.action) == ("not_found", "fix_input")
+
+
+async def test_simulated_wttr_elsewhere_is_not_believed(
+    sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """wttr.in answering for another place (Hanoi) while Open-Meteo is down: degraded."""
+    sim.fail_always(GEOCODING, Fault.status(503))
+    sim.fail_always(WTTR, Fault.elsewhere())
+    result = await ask(sim_weather, "Lima")
+    assert result.content == degraded(
+        because=because("is not answering", "answered for a different place"), city="Lima"
+    )
+
+
+async def test_simulated_forecast_answers_in_the_unit_asked(sim_client: httpx.AsyncClient) -> None:
+    """temperature_unit=fahrenheit is honoured, with current_units saying so."""
+    url = "https://api.open-meteo.com/v1/forecast"
+    params = {"latitude": "35.6895", "longitude": "139.69171", "current": "temperature_2m"}
+    body = (await sim_client.get(url, params={**params, "temperature_unit": "fahrenheit"})).json()
+    assert (body["current"]["temperature_2m"], body["current_units"]["temperature_2m"]) == (
+        63.5,
+        "°F",
+    )
+
+
+async def test_simulated_invalid_request_is_not_the_models_to_fix(
+    sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """Open-Meteo's real 400 reason: an internal error, one request, wttr.in answers."""
+    sim.fail_always(FORECAST, Fault.invalid_request())
+    result = await ask(sim_weather, "Tokyo")
+    assert len(sim.calls[FORECAST]) == 1
+    assert parsed(result.content)["source"] == "wttr.in"
+    assert result.attempts[0].outcome == "internal_error"
