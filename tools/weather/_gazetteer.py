@@ -52,22 +52,32 @@ class City:
 
 
 class _Index:
-    """The cities by id, by folded name, and by coordinates (a 0.1° grid). Alternate names
-    (350,000 of them) are indexed only when a name is not some city's own."""
+    """The cities' records by id, by folded own name, and by coordinates (a 0.1° grid); a
+    `City` is made from its record when first asked for. Alternate names (350,000 of them)
+    are indexed only when a name is not some city's own."""
 
     def __init__(self, records: list[dict[str, Any]]) -> None:
         self._records = records
         self._alternates: dict[str, list[int]] | None = None
-        self.cities: dict[int, City] = {}
-        self.by_name: dict[str, list[City]] = {}
-        self.grid: dict[tuple[int, int], list[City]] = {}
+        self._made: dict[int, City] = {}
+        self.by_id: dict[int, dict[str, Any]] = {}
+        self.by_name: dict[str, list[int]] = {}
+        self.grid: dict[tuple[int, int], list[int]] = {}
         for record in records:
-            city = _city(record)
-            self.cities[city.id] = city
-            self.by_name.setdefault(fold(city.name), []).append(city)
-            self.grid.setdefault(_cell(city.latitude, city.longitude), []).append(city)
-        for cities in self.by_name.values():
-            cities.sort(key=_biggest_first)
+            key = int(record["geonameid"])
+            self.by_id[key] = record
+            self.by_name.setdefault(fold(record["name"]), []).append(key)
+            cell = _cell(float(record["latitude"]), float(record["longitude"]))
+            self.grid.setdefault(cell, []).append(key)
+
+    def city(self, key: int) -> City:
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = _city(self.by_id[key])
+        return made
+
+    def cities(self, keys: Iterable[int]) -> list[City]:
+        return sorted((self.city(key) for key in set(keys)), key=_biggest_first)
 
     @property
     def alternates(self) -> dict[str, list[int]]:
@@ -121,12 +131,12 @@ def _index() -> _Index:
 
 def load() -> int:
     """Load and index the gazetteer now (it otherwise loads on first use); the city count."""
-    return len(_index().cities)
+    return len(_index().by_id)
 
 
 def city_by_id(geonameid: int) -> City:
     """The city with this GeoNames id (KeyError if the gazetteer has none)."""
-    return _index().cities[geonameid]
+    return _index().city(geonameid)
 
 
 def cities_named(name: str) -> tuple[City, ...]:
@@ -137,19 +147,18 @@ def cities_named(name: str) -> tuple[City, ...]:
     if not key:
         return ()
     if key in index.by_name:
-        return tuple(index.by_name[key])
-    found = {index.cities[city_id] for city_id in index.alternates.get(key, ())}
-    return tuple(sorted(found, key=_biggest_first))
+        return tuple(index.cities(index.by_name[key]))
+    return tuple(index.cities(index.alternates.get(key, ())))
 
 
 def city_at(latitude: float, longitude: float, within_deg: float = 0.05) -> City | None:
     """The city at these coordinates (within about 5 km), if there is one."""
     row, column = _cell(latitude, longitude)
+    index = _index()
+    cells = ((row + dr, column + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1))
     near = (
         city
-        for dr in (-1, 0, 1)
-        for dc in (-1, 0, 1)
-        for city in _index().grid.get((row + dr, column + dc), ())
+        for city in index.cities(key for cell in cells for key in index.grid.get(cell, ()))
         if abs(city.latitude - latitude) < within_deg
         and abs(city.longitude - longitude) < within_deg
     )
