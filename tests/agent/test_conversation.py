@@ -64,6 +64,7 @@ def test_a_committed_turn_is_kept() -> None:
 def test_a_turn_that_raises_is_rolled_back() -> None:
     """An exception (a cancelled turn) leaves the history as it was."""
     conversation = Conversation()
+
     def cancelled_turn() -> None:
         with conversation.turn():
             conversation.add_user_text("one")
@@ -84,9 +85,7 @@ def test_forget_earlier_keeps_the_current_turn() -> None:
         assert turn.forget_earlier() is True
         assert turn.forget_earlier() is False
         turn.commit()
-    assert conversation.messages == [
-        {"role": "user", "content": [{"type": "text", "text": "two"}]}
-    ]
+    assert conversation.messages == [{"role": "user", "content": [{"type": "text", "text": "two"}]}]
 
 
 def test_messages_is_a_copy() -> None:
