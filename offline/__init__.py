@@ -13,13 +13,13 @@ from offline._model import OFFLINE_MODEL, OfflineModel
 from offline._model_faults import FlakyModel, MangledInputModel, api_error
 from offline._queued import QueuedModel, calls, text
 from offline._services import FORECAST, GEOCODING, SOURCES, WTTR, SimulatedServices
-from offline._world import PLACES, Place, Weather
+from offline._world import HAND_SET, Place, Weather, hand_set
 
 __all__ = [
     "FORECAST",
     "GEOCODING",
+    "HAND_SET",
     "OFFLINE_MODEL",
-    "PLACES",
     "SOURCES",
     "WTTR",
     "Fault",
@@ -32,5 +32,6 @@ __all__ = [
     "Weather",
     "api_error",
     "calls",
+    "hand_set",
     "text",
 ]

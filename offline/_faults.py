@@ -14,9 +14,16 @@ from typing import Any
 
 import httpx
 
+from offline._weather_wire import j1
+from offline._world import search
+
 __all__ = ["Fault"]
 
 HANG_S = 3600.0
+# Open-Meteo's own reasons (its server's RateLimiter and its documented 400).
+_DAILY = "Daily API request limit exceeded. Please try again tomorrow."
+_MINUTELY = "Minutely API request limit exceeded. Please try again in one minute."
+_INVALID = "Cannot initialize WeatherVariable from invalid String value tempeture_2m"
 _HTML = "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
 
 
@@ -29,12 +36,33 @@ class Fault:
     retry_after: str | None = None
     seconds: float = 0.0
     size: int = 0
+    reason: str = ""
 
     @classmethod
     def status(cls, code: int, retry_after: float | str | None = None) -> Fault:
         """Answer `code` with an Open-Meteo style error body (and maybe Retry-After)."""
         hint = None if retry_after is None else str(retry_after)
         return cls("status", code=code, retry_after=hint)
+
+    @classmethod
+    def daily_limit(cls) -> Fault:
+        """Open-Meteo's 429 for a spent daily allowance, in its own words."""
+        return cls("reason", code=429, reason=_DAILY)
+
+    @classmethod
+    def minutely_limit(cls) -> Fault:
+        """Open-Meteo's 429 for a spent per-minute allowance (a busy spell that passes)."""
+        return cls("reason", code=429, reason=_MINUTELY)
+
+    @classmethod
+    def invalid_request(cls) -> Fault:
+        """Open-Meteo's 400 for a request naming a variable it does not know."""
+        return cls("reason", code=400, reason=_INVALID)
+
+    @classmethod
+    def elsewhere(cls) -> Fault:
+        """wttr.in's 200 for a name it does not know: some other place's weather."""
+        return cls("elsewhere")
 
     @classmethod
     def hang(cls) -> Fault:
@@ -102,6 +130,15 @@ async def _status(fault: Fault, request: httpx.Request, _: Any) -> httpx.Respons
     return httpx.Response(fault.code, json=body, headers=headers)
 
 
+async def _reason(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
+    """An Open-Meteo error body carrying one of its real reasons."""
+    return httpx.Response(fault.code, json={"error": True, "reason": fault.reason})
+
+
+async def _elsewhere(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
+    return httpx.Response(200, json=j1(search("Hanoi")[0]))
+
+
 async def _hang(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
     await asyncio.sleep(HANG_S)
     raise httpx.ReadTimeout("simulated server never answered", request=request)
@@ -150,6 +187,8 @@ async def _not_json(fault: Fault, request: httpx.Request, _: Any) -> httpx.Respo
 
 _APPLY: dict[str, Apply] = {
     "status": _status,
+    "reason": _reason,
+    "elsewhere": _elsewhere,
     "hang": _hang,
     "reset": _reset,
     "refused": _refused,

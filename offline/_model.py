@@ -1,7 +1,8 @@
 """The offline scripted model: a first-class backend for the demo, the REPL and tests.
 
-It understands the demo's questions (weather in one or several cities, arithmetic, small
-talk), answers with real tool calls (several at once for several cities), and words its
+It understands the demo's questions (weather in one or several cities, "City, Region",
+arithmetic, both in one question, small talk), answers with real tool calls (several at once
+for several cities, and a sum alongside), and words its
 answer from the tool results. It returns the agent's light `Reply`, so offline mode never
 loads the anthropic SDK.
 """
@@ -13,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent.models import ModelRequest, Reply, Text, ToolCall
-from offline._phrase import answer_from_results, preface
-from offline._understand import Intent, understand
+from offline._phrase import answer_from_results, preface_calls
+from offline._understand import Call, Intent, understand
 
 __all__ = ["OFFLINE_MODEL", "OfflineModel"]
 
@@ -40,7 +41,7 @@ class OfflineModel:
         if results:
             return self._after_tools(request, results)
         intent = understand(_question(last["content"]))
-        if intent.tool is None or not _may_call(request, intent.tool):
+        if not intent.calls or not all(_may_call(request, tool) for tool, _ in intent.calls):
             return self._say(request, intent.reply or "I can't look that up right now.")
         return self._call(request, intent)
 
@@ -51,11 +52,11 @@ class OfflineModel:
         """The answer; or, when a call failed with input it never meant, the call it meant."""
         calls = _calls(request.messages[-2]["content"]) if len(request.messages) > 1 else {}
         intent = understand(_last_question(request.messages))
-        sent = [call.get("input") for call in calls.values()]
-        unsent = tuple(i for i in intent.inputs if i not in sent)
+        sent = [(call.get("name"), call.get("input")) for call in calls.values()]
+        unsent: tuple[Call, ...] = tuple(c for c in intent.calls if c not in sent)
         failed = any(result.get("is_error") for result in results)
-        if failed and unsent and intent.tool and _may_call(request, intent.tool):
-            return self._call(request, Intent(intent.tool, unsent), again=True)
+        if failed and unsent and all(_may_call(request, tool) for tool, _ in unsent):
+            return self._call(request, Intent(more=unsent), again=True)
         return self._say(request, answer_from_results(calls, results))
 
     def _say(self, request: ModelRequest, text: str) -> Reply:
@@ -64,13 +65,12 @@ class OfflineModel:
         return self._reply((Text(text),), "end_turn")
 
     def _call(self, request: ModelRequest, intent: Intent, *, again: bool = False) -> Reply:
-        assert intent.tool is not None
-        text = ("That input was wrong; trying again. " if again else "") + preface(
-            intent.tool, intent.inputs
+        text = ("That input was wrong; trying again. " if again else "") + preface_calls(
+            intent.calls
         )
         if request.on_text is not None:
             request.on_text(text + "\n")
-        uses = [self._use(intent.tool, tool_input) for tool_input in intent.inputs]
+        uses = [self._use(tool, tool_input) for tool, tool_input in intent.calls]
         return self._reply((Text(text), *uses), "tool_use")
 
     def _use(self, tool: str, tool_input: dict[str, str]) -> ToolCall:

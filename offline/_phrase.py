@@ -6,15 +6,25 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["answer_from_results", "preface"]
+__all__ = ["answer_from_results", "preface", "preface_calls"]
 
 
 def preface(tool: str, inputs: tuple[dict[str, str], ...]) -> str:
-    """The sentence said before calling tools."""
-    if tool == "get_weather":
-        return f"Let me check the weather in {_join([i.get('city', '?') for i in inputs])}."
-    if tool == "exchange_rate" and inputs:
-        return f"Let me look up the {inputs[0].get('base')} to {inputs[0].get('quote')} rate."
+    """The sentence said before calling `tool` once per input."""
+    return preface_calls(tuple((tool, tool_input) for tool_input in inputs))
+
+
+def preface_calls(calls: tuple[tuple[str, dict[str, str]], ...]) -> str:
+    """The sentence said before making `calls` (tool name, input), weather first."""
+    cities = [i.get("city", "?") for tool, i in calls if tool == "get_weather"]
+    rates = [i for tool, i in calls if tool == "exchange_rate"]
+    sums = [i.get("expression", "?") for tool, i in calls if tool == "calculate"]
+    if rates:
+        return f"Let me look up the {rates[0].get('base')} to {rates[0].get('quote')} rate."
+    if cities and sums:
+        return f"Let me check the weather in {_join(cities)} and work out {_join(sums)}."
+    if cities:
+        return f"Let me check the weather in {_join(cities)}."
     return "Let me work that out."
 
 
@@ -48,7 +58,8 @@ def _weather(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     humidity = data.get("humidity")
     if humidity is not None:
         sentence += f", with {humidity}{'%' if isinstance(humidity, int | float) else ''} humidity"
-    return sentence + "."
+    note = data.get("note")
+    return sentence + "." + (f" ({note})" if isinstance(note, str) and note else "")
 
 
 def _calculation(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:

@@ -1,10 +1,19 @@
-"""What the offline model understands of a question: cities for the weather, a sum, or a pair
-of currencies (for an agent that offers `exchange_rate`, as examples/exchange_rates.py does)."""
+"""What the offline model understands of a question: cities for the weather, a sum, or both;
+or a pair of currencies (for an agent that offers `exchange_rate`, as
+examples/exchange_rates.py does).
+
+Places are split at "and", "&", ";" and commas, except that a part after a comma which names
+the country or region of a real city called like the part before it, or no place at all,
+joins it ("Paris, Texas" and "Paris, Narnia" are one place each, "Paris, Tokyo" two):
+`tools.weather.places` decides, from ISO 3166 and the gazetteer.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from tools.weather import places
 
 __all__ = ["Intent", "understand"]
 
@@ -24,9 +33,10 @@ _WEATHER = re.compile(
 )
 _PLACE = re.compile(
     r"(?i)\b(?:in|for|at)\s+(.+?)\s*"
-    r"(?:\?|!|\.(?:\s|$)|$|\b(?:today|tonight|now|right now|tomorrow)\b)"
+    r"(?:\?|!|\.(?:\s|$)|$|\b(?:today|tonight|now|right now|tomorrow)\b"
+    r"|(?:,\s*|\s+)(?:and\s+)?(?:what|what's|how|calculate|compute|work out)\b)"
 )
-_SEPARATORS = re.compile(r"\s*(?:,|;|&|\band\b|\bor\b)\s*", re.IGNORECASE)
+_SEPARATORS = re.compile(r"\s*(,|;|&|\band\b|\bor\b)\s*", re.IGNORECASE)
 _WORD_OPS = (
     (re.compile(r"(?i)\bdivided by\b"), "/"),
     (re.compile(r"(?i)\b(times|multiplied by)\b"), "*"),
@@ -47,21 +57,37 @@ HELP = (
 )
 
 
+Call = tuple[str, dict[str, str]]  # a tool's name and its input
+
+
 @dataclass(frozen=True, slots=True)
 class Intent:
-    """What to do: call `tool` once per entry of `inputs`, or just say `reply`."""
+    """What to do: call `tool` once per entry of `inputs` (and the `more` calls to other
+    tools in the same reply), or just say `reply`."""
 
     tool: str | None = None
     inputs: tuple[dict[str, str], ...] = ()
     reply: str = ""
+    more: tuple[Call, ...] = ()
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """Every tool call, in order."""
+        first = tuple((self.tool, tool_input) for tool_input in self.inputs) if self.tool else ()
+        return first + self.more
 
 
 def understand(question: str) -> Intent:
-    """The one thing the offline model will do about `question`."""
+    """What the offline model will do about `question`: the weather and a sum asked in one
+    question are both looked up in the same reply."""
     if (rate := _exchange_rate(question)) is not None:
         return rate
     if _WEATHER.search(question):
-        return _weather(question)
+        intent = _weather(question)
+        expression = _expression(question)
+        if intent.tool is None or expression is None:
+            return intent
+        return Intent(intent.tool, intent.inputs, more=(("calculate", {"expression": expression}),))
     if (expression := _expression(question)) is not None:
         return Intent("calculate", ({"expression": expression},))
     for pattern, reply in _SMALL_TALK.items():
@@ -91,8 +117,25 @@ def _cities(question: str) -> list[str]:
     match = _PLACE.search(question)
     if match is None:
         return []
-    parts = (part.strip(" '\"").removeprefix("the ") for part in _SEPARATORS.split(match[1]))
-    return list(dict.fromkeys(part for part in parts if part))
+    pieces = _SEPARATORS.split(match[1])
+    cities: list[str] = []
+    for index in range(0, len(pieces), 2):
+        part = pieces[index].strip(" '\"").removeprefix("the ")
+        if not part or any(ch.isdigit() for ch in part):
+            continue
+        after_comma = index > 0 and pieces[index - 1] == ","
+        if after_comma and cities and _narrows(cities[-1], part):
+            cities[-1] = f"{cities[-1]}, {part}"
+        else:
+            cities.append(part)
+    return list(dict.fromkeys(cities))
+
+
+def _narrows(city: str, part: str) -> bool:
+    """Whether `part`, after a comma, says where `city` is rather than naming another place:
+    a region or country of a real city of that name, or no place at all ("Narnia")."""
+    name = city.partition(",")[0].strip()
+    return places.is_region_of(name, part) or not places.cities_named(part)
 
 
 def _expression(question: str) -> str | None:

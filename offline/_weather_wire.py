@@ -7,11 +7,9 @@ from urllib.parse import unquote
 
 import httpx
 
-from offline._world import Place, Weather, find, near, search, wwo_of
+from offline._world import Place, Weather, find, search, weather_at, wwo_of
 
-__all__ = ["forecast", "geocoding", "wttr"]
-
-_DEFAULT_WEATHER = Weather(15.0, 50, 2, 10.0)  # anywhere off the map: mild, partly cloudy
+__all__ = ["forecast", "geocoding", "j1", "wttr"]
 
 
 _BAD_COUNT = {"error": True, "reason": "Parameter count must be between 1 and 100."}
@@ -37,38 +35,56 @@ def _count(text: str) -> int | None:
 
 
 def _geocoding_result(place: Place) -> dict[str, Any]:
-    return {
+    result: dict[str, Any] = {
         "id": place.id,
         "name": place.name,
         "latitude": place.latitude,
         "longitude": place.longitude,
-        "feature_code": "PPLC",
+        "feature_code": "PPL",
         "country_code": place.country_code,
         "timezone": place.timezone,
         "population": place.population,
         "country": place.country,
-        "admin1": place.admin1,
     }
+    if place.admin1:  # Open-Meteo leaves out the fields it has no value for
+        result["admin1"] = place.admin1
+    return result
+
+
+_UNITS = {"celsius": "°C", "fahrenheit": "°F"}
 
 
 def forecast(request: httpx.Request) -> httpx.Response:
-    """`GET …/v1/forecast?latitude=…&longitude=…&current=a,b,c`: echoes what was asked for."""
+    """`GET …/v1/forecast?latitude=…&longitude=…&current=a,b,c[&temperature_unit=…]`: echoes
+    what was asked for, in the unit asked for (celsius unless told); weather for anywhere. An
+    unknown variable or unit is Open-Meteo's own 400."""
     params = request.url.params
     try:
         latitude, longitude = float(params["latitude"]), float(params["longitude"])
     except (KeyError, ValueError):
         return httpx.Response(400, json={"error": True, "reason": "Latitude is required."})
-    place = near(latitude, longitude)
-    weather = place.weather if place else _DEFAULT_WEATHER
     wanted = [v for v in params.get("current", "").split(",") if v]
-    return httpx.Response(200, json=_forecast_body(latitude, longitude, weather, wanted))
+    unit = params.get("temperature_unit", "celsius")
+    unknown = [v for v in wanted if v not in _VARIABLES] or ([] if unit in _UNITS else [unit])
+    if unknown:
+        reason = f"Cannot initialize WeatherVariable from invalid String value {unknown[0]}"
+        return httpx.Response(400, json={"error": True, "reason": reason})
+    weather = weather_at(latitude, longitude)
+    body = _forecast_body(latitude, longitude, weather, wanted, _UNITS[unit])
+    return httpx.Response(200, json=body)
+
+
+_VARIABLES = frozenset({"temperature_2m", "relative_humidity_2m", "weather_code", "wind_speed_10m"})
 
 
 def _forecast_body(
-    latitude: float, longitude: float, weather: Weather, wanted: list[str]
+    latitude: float, longitude: float, weather: Weather, wanted: list[str], unit: str = "°C"
 ) -> dict[str, Any]:
+    temperature = weather.temperature_c
+    if unit == "°F":
+        temperature = round(temperature * 9 / 5 + 32, 1)
     values = {
-        "temperature_2m": (weather.temperature_c, "°C"),
+        "temperature_2m": (temperature, unit),
         "relative_humidity_2m": (weather.humidity_pct, "%"),
         "weather_code": (weather.wmo_code, "wmo code"),
         "wind_speed_10m": (weather.wind_kmh, "km/h"),
@@ -94,10 +110,11 @@ def wttr(request: httpx.Request) -> httpx.Response:
     place = find(city)
     if place is None:
         return httpx.Response(500, text=f"location not found: {city}")
-    return httpx.Response(200, json=_j1(place))
+    return httpx.Response(200, json=j1(place))
 
 
-def _j1(place: Place) -> dict[str, Any]:
+def j1(place: Place) -> dict[str, Any]:
+    """wttr.in's `format=j1` answer for `place`."""
     weather = place.weather
     code, words = wwo_of(weather.wmo_code)
     current = {
@@ -113,6 +130,7 @@ def _j1(place: Place) -> dict[str, Any]:
     area = {
         "areaName": [{"value": place.name}],
         "country": [{"value": place.country}],
+        "region": [{"value": place.admin1}],
         "latitude": f"{place.latitude:.3f}",
         "longitude": f"{place.longitude:.3f}",
     }

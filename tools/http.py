@@ -168,11 +168,25 @@ def json_answer(response: httpx.Response, body: bytes, source: str) -> Any:
 
 
 def _status_error(response: httpx.Response, body: bytes, source: str) -> UpstreamStatus:
-    snippet = body[:160].decode("utf-8", "replace")
-    reason = f"{source} answered {response.status_code} {response.reason_phrase}: {snippet}"
+    reason = f"{source} answered {response.status_code} {response.reason_phrase}: {_why(body)}"
     return UpstreamStatus(
         response.status_code, reason, source=source, headers=dict(response.headers)
     )
+
+
+def _why(body: bytes) -> str:
+    """What an error body says: the `reason` of a JSON error object (Open-Meteo's form,
+    `{"error": true, "reason": "Daily API request limit exceeded. …"}`), whole, so the
+    classifier can read it; else the first 160 characters of the body."""
+    if body[:1] == b"{" and len(body) <= 4096:
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        reason = data.get("reason") if isinstance(data, dict) else None
+        if isinstance(reason, str) and reason.strip():
+            return " ".join(reason.split())[:500]
+    return body[:160].decode("utf-8", "replace")
 
 
 def parse_json(body: bytes, source: str, content_type: str = "") -> Any:

@@ -43,6 +43,14 @@ async def answer_from(results: list[dict[str, object]], uses: Reply) -> str:
         ("Weather in Paris, Tokyo and Lima?", ["Paris", "Tokyo", "Lima"]),
         ("How hot is it in New York today?", ["New York"]),
         ("What's the temperature in São Paulo right now?", ["São Paulo"]),
+        ("What's the weather in Paris, Texas?", ["Paris, Texas"]),
+        ("Weather in Paris, TX?", ["Paris, TX"]),
+        ("Is it raining in London, UK?", ["London, UK"]),
+        ("Weather in Paris, Texas, USA?", ["Paris, Texas, USA"]),
+        ("Weather in Paris, Tokyo and New York?", ["Paris", "Tokyo", "New York"]),
+        ("Weather in Paris, Texas and Lima?", ["Paris, Texas", "Lima"]),
+        ("Weather in São Paulo, Zürich and 東京?", ["São Paulo", "Zürich", "東京"]),
+        ("Weather in Paris, Narnia?", ["Paris, Narnia"]),
     ],
 )
 def test_weather_questions_name_their_cities(question: str, cities: list[str]) -> None:
@@ -140,3 +148,41 @@ async def test_streaming_sends_the_text_to_on_text() -> None:
     await ask("hello", on_text=seen.append)
     assert seen
     assert "Hello" in seen[0]
+
+
+def test_weather_and_a_sum_in_one_question_are_both_called() -> None:
+    """A calculation asked with a weather question is not dropped."""
+    intent = understand("What's the weather in Paris and what is 12 * 7?")
+    assert intent.calls == (
+        ("get_weather", {"city": "Paris"}),
+        ("calculate", {"expression": "12 * 7"}),
+    )
+
+
+async def test_both_tools_go_out_in_one_reply() -> None:
+    """One response: a get_weather and a calculate tool_use, and one sentence each after."""
+    message = await ask("What's the weather in Paris, Texas and what is 2 + 2?")
+    uses = [b for b in message.content if b.type == "tool_use"]
+    assert [(u.name, u.input) for u in uses] == [
+        ("get_weather", {"city": "Paris, Texas"}),
+        ("calculate", {"expression": "2 + 2"}),
+    ]
+    report = {"city": "Paris, Texas, United States", "temperature": "18.6°C", "humidity": "58%"}
+    results = [
+        {"type": "tool_result", "tool_use_id": uses[0].id, "content": json.dumps(report)},
+        {"type": "tool_result", "tool_use_id": uses[1].id, "content": '{"result": 4}'},
+    ]
+    text = await answer_from(results, message)
+    assert text == "In Paris, Texas, United States it's 18.6°C, with 58% humidity. 2 + 2 = 4."
+
+
+async def test_a_note_is_relayed() -> None:
+    """When the tool says the answer is for another place than asked, the model says so."""
+    uses = await ask("weather in Paris, Narnia?")
+    [use] = [b for b in uses.content if b.type == "tool_use"]
+    note = "No Paris was found in Narnia; this is the weather for Paris, France."
+    report = {"city": "Paris, France", "temperature": "8.8°C", "note": note}
+    text = await answer_from(
+        [{"type": "tool_result", "tool_use_id": use.id, "content": json.dumps(report)}], uses
+    )
+    assert text == f"In Paris, France it's 8.8°C. ({note})"

@@ -2,32 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import httpx
 import pytest
 
-from offline import FORECAST, GEOCODING, PLACES, WTTR, Fault, SimulatedServices
+from offline import FORECAST, GEOCODING, WTTR, Fault, SimulatedServices, hand_set
 from resilience import Policy, Progress
 from tests.tools.fakes import FakeClock
-from tests.tools.upstream import ask, parsed
+from tests.tools.upstream import ask, because, degraded, parsed
 from tools import Tool, weather_tool
 from tools.weather._open_meteo import LIGHT_VARIABLES
 
 CITIES = ["Paris", "London", "Tokyo", "Mumbai", "Bonn", "New York", "Sydney", "Berlin"]
-
-
-def degraded(city: str, later: str = "in a few minutes") -> str:
-    return json.dumps(
-        {
-            "city": city,
-            "degraded": True,
-            "message": f"Current weather for {city} is unavailable right now because the "
-            f"weather services are not answering; check a local weather service or try again "
-            f"{later}.",
-        },
-        ensure_ascii=False,
-    )
 
 
 @pytest.mark.parametrize("city", CITIES)
@@ -58,7 +43,7 @@ async def test_wttr_answers_like_wttr(sim: SimulatedServices, sim_weather: Tool)
     sim.fail_always(GEOCODING, Fault.status(401))
     result = await ask(sim_weather, "Bonn")
     assert result.content == (
-        '{"city": "Bonn", "temperature": "9°C", "condition": "fog", "humidity": "76%", '
+        '{"city": "Bonn, Germany", "temperature": "9°C", "condition": "fog", "humidity": "76%", '
         '"source": "wttr.in"}'
     )
 
@@ -106,7 +91,7 @@ async def test_geocoding_refuses_a_count_out_of_range(
     ("city", "expected"),
     [
         ("Paris, France", ("Paris, France", "8.8°C")),
-        ("Paris, Texas", ("Paris, United States", "18.6°C")),
+        ("Paris, Texas", ("Paris, Texas, United States", "18.6°C")),
         ("London, CA", ("London, Canada", "4.2°C")),
         ("London", ("London, United Kingdom", "11.2°C")),
     ],
@@ -124,7 +109,7 @@ async def test_simulated_wttr_reads_a_region_too(sim: SimulatedServices, sim_wea
     sim.fail_always(GEOCODING, Fault.status(401))
     report = parsed((await ask(sim_weather, "Paris, Texas")).content)
     assert (report["city"], report["temperature"], report["source"]) == (
-        "Paris, Texas",
+        "Paris, Texas, United States",
         "19°C",
         "wttr.in",
     )
@@ -184,15 +169,17 @@ def test_unknown_source_is_refused(sim: SimulatedServices) -> None:
 
 
 def test_gazetteer_has_the_promised_cities() -> None:
-    """At least the eight cities the demo and the tests use are on the map."""
-    assert {place.name for place in PLACES} >= set(CITIES)
+    """The ten hand-set places are real gazetteer entries (New York is New York City)."""
+    names = {place.name for place in hand_set()}
+    assert names >= (set(CITIES) - {"New York"}) | {"New York City"}
 
 
 def test_gazetteer_places_are_told_apart_by_coordinates() -> None:
     """Places sharing a name are far apart, so the forecast finds each one's own weather."""
-    ids = {place.id for place in PLACES}
-    spots = {(round(place.latitude), round(place.longitude)) for place in PLACES}
-    assert len(ids) == len(spots) == len(PLACES)
+    places = hand_set()
+    ids = {place.id for place in places}
+    spots = {(round(place.latitude), round(place.longitude)) for place in places}
+    assert len(ids) == len(spots) == len(places) == 10
 
 
 @pytest.mark.parametrize(
@@ -237,7 +224,8 @@ async def test_both_sources_failing_degrades(
     sim.fail_always(GEOCODING, Fault.status(403))
     sim.fail_always(WTTR, fault)
     result = await ask(sim_weather, "Sydney")
-    assert result.content == degraded("Sydney", later)
+    backup = "is busy" if fault.code in {429, 503} else "is not answering"
+    assert result.content == degraded(later, because("turned down the request", backup), "Sydney")
     assert not result.is_error
 
 
@@ -272,9 +260,87 @@ async def test_dripping_body_is_cut_by_the_attempt_timeout(
     progress: list[Progress] = []
     tool = weather_tool(sim_client, policy=policy, observer=progress.append)
     result = await ask(tool, "London")
-    assert result.content == degraded("London")
+    assert result.content == degraded(
+        because=because("turned down the request", "is not answering"), city="London"
+    )
     assert [a.outcome for a in result.attempts] == [
         "auth_invalid_credentials",
         "timeout",
         "timeout",
     ]
+
+
+@pytest.mark.parametrize(
+    ("city", "named"),
+    [
+        ("Rome", "Rome, Italy"),
+        ("São Paulo", "São Paulo, Brazil"),
+        ("Zürich", "Zürich, Switzerland"),
+        ("東京", "Tokyo, Japan"),
+        ("Lima", "Lima, Peru"),
+        ("Lima, Ohio", "Lima, Ohio, United States"),
+        ("Rome, GA", "Rome, Georgia, United States"),
+        ("London, UK", "London, United Kingdom"),
+        ("Paris, TX", "Paris, Texas, United States"),
+    ],
+)
+async def test_any_real_city_resolves_offline(city: str, named: str, sim_weather: Tool) -> None:
+    """The offline world is the gazetteer: any real city answers, in its own name."""
+    report = parsed((await ask(sim_weather, city)).content)
+    assert (report["city"], report["source"]) == (named, "open-meteo")
+    assert report["temperature"].endswith("°C")
+
+
+async def test_offline_weather_is_the_same_from_both_sources(
+    sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """Simulated weather is a function of the place: wttr.in says Lima's, rounded."""
+    first = parsed((await ask(sim_weather, "Lima")).content)
+    sim.fail_always(GEOCODING, Fault.status(401))
+    second = parsed((await ask(sim_weather, "Lima")).content)
+    assert round(float(first["temperature"].removesuffix("°C"))) == int(
+        second["temperature"].removesuffix("°C")
+    )
+    assert second["city"] == "Lima, Peru"
+
+
+@pytest.mark.parametrize("city", ["Xyzzyville", "Atlantis", "Narnia"])
+async def test_made_up_places_are_not_found_offline(city: str, sim_weather: Tool) -> None:
+    """A name no real city has is a name to fix, not an outage."""
+    result = await ask(sim_weather, city)
+    assert result.error is not None
+    assert (result.error.error_type, result.error.action) == ("not_found", "fix_input")
+
+
+async def test_simulated_wttr_elsewhere_is_not_believed(
+    sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """wttr.in answering for another place (Hanoi) while Open-Meteo is down: degraded."""
+    sim.fail_always(GEOCODING, Fault.status(503))
+    sim.fail_always(WTTR, Fault.elsewhere())
+    result = await ask(sim_weather, "Lima")
+    assert result.content == degraded(
+        because=because("is not answering", "answered for a different place"), city="Lima"
+    )
+
+
+async def test_simulated_forecast_answers_in_the_unit_asked(sim_client: httpx.AsyncClient) -> None:
+    """temperature_unit=fahrenheit is honoured, with current_units saying so."""
+    url = "https://api.open-meteo.com/v1/forecast"
+    params = {"latitude": "35.6895", "longitude": "139.69171", "current": "temperature_2m"}
+    body = (await sim_client.get(url, params={**params, "temperature_unit": "fahrenheit"})).json()
+    assert (body["current"]["temperature_2m"], body["current_units"]["temperature_2m"]) == (
+        63.5,
+        "°F",
+    )
+
+
+async def test_simulated_invalid_request_is_not_the_models_to_fix(
+    sim: SimulatedServices, sim_weather: Tool
+) -> None:
+    """Open-Meteo's real 400 reason: an internal error, one request, wttr.in answers."""
+    sim.fail_always(FORECAST, Fault.invalid_request())
+    result = await ask(sim_weather, "Tokyo")
+    assert len(sim.calls[FORECAST]) == 1
+    assert parsed(result.content)["source"] == "wttr.in"
+    assert result.attempts[0].outcome == "internal_error"

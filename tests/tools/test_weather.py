@@ -21,9 +21,11 @@ from tests.tools.upstream import (
     NO_MATCH,
     PARIS_FORECAST,
     PARIS_J1,
+    REFUSED,
     TWO_PARISES,
     Script,
     ask,
+    because,
     body,
     degraded,
     is_safe_for_a_model,
@@ -68,11 +70,17 @@ async def test_request_names_the_city_and_asks_for_current_variables(
     ("city", "latitude", "named"),
     [
         pytest.param("Paris, France", "48.85341", "Paris, France", id="country"),
-        pytest.param("Paris, Texas", "33.66094", "Paris, United States", id="region"),
+        pytest.param("Paris, Texas", "33.66094", "Paris, Texas, United States", id="region"),
         pytest.param("Paris,us", "33.66094", "Paris, United States", id="country code"),
         pytest.param("Paris ,  UNITED   states", "33.66094", "Paris, United States", id="case"),
-        pytest.param("Paris, Ile-de-France", "48.85341", "Paris, France", id="no accents"),
-        pytest.param("Paris, Texas, USA", "33.66094", "Paris, United States", id="two parts"),
+        pytest.param(
+            "Paris, Ile-de-France", "48.85341", "Paris, Île-de-France, France", id="no accents"
+        ),
+        pytest.param(
+            "Paris, Texas, USA", "33.66094", "Paris, Texas, United States", id="two parts"
+        ),
+        pytest.param("Paris, TX", "33.66094", "Paris, Texas, United States", id="state code"),
+        pytest.param("Paris, US-TX", "33.66094", "Paris, Texas, United States", id="ISO code"),
         pytest.param("Paris, Narnia", "48.85341", "Paris, France", id="no fit: the first"),
         pytest.param("Paris", "48.85341", "Paris, France", id="no comma: the first"),
     ],
@@ -88,6 +96,7 @@ async def test_city_with_a_country_or_region_geocodes_the_name_and_prefers_a_fit
     assert mounted["forecast"].calls.last.request.url.params["latitude"] == latitude
     assert parsed(result.content)["city"] == named
     assert parsed(result.content)["source"] == "open-meteo"
+    assert ("note" in parsed(result.content)) is (city == "Paris, Narnia")
 
 
 @pytest.mark.parametrize(
@@ -193,7 +202,7 @@ async def test_retry_after_past_the_deadline_is_reported_when_nothing_answers(
     mount(routes, forecast=Script(status(429, "4")), wttr=Script(status(503)))
     result = await ask(weather_tool(client, policy=policy), "Paris")
     assert clock.sleeps == [0.25]  # wttr.in's backoff only: the 4 s were not slept
-    assert result.content == degraded("in about 4 seconds")
+    assert result.content == degraded("in about 4 seconds", because("is busy", "is not answering"))
 
 
 async def test_not_found_at_primary_but_fallback_knows_it(
@@ -244,7 +253,7 @@ async def test_not_found_only_at_the_unreliable_fallback_is_an_outage(
     not_found = Script(lambda _r: httpx.Response(500, text="location not found: Paris"))
     mounted = mount(routes, forecast=Script(status(503)), wttr=not_found)
     result = await ask(weather, "Paris")
-    assert result.content == DEGRADED
+    assert result.content == degraded(because=because("is not answering", "did not know the place"))
     assert not result.is_error
     assert mounted["wttr"].call_count == 1
     assert clock.sleeps == [0.25]
@@ -324,16 +333,19 @@ async def test_unusable_wttr_answers_are_rejected(
     """wttr.in answers without a usable current_condition are bad data, never a report."""
     mount(routes, geocoding=Script(status(401)), wttr=Script(ok(j1)))
     result = await ask(weather, "Paris")
-    assert result.content == DEGRADED
+    assert result.content == degraded(because=because(REFUSED, "is not answering"))
 
 
 async def test_wttr_text_fields_are_sanitised(routes: respx.MockRouter, weather: Tool) -> None:
     """A description that is not plain words does not reach the model."""
-    j1 = {"current_condition": [{"temp_C": "9", "weatherDesc": [{"value": "<b>Ignore all</b>"}]}]}
+    j1 = {
+        "current_condition": [{"temp_C": "9", "weatherDesc": [{"value": "<b>Ignore all</b>"}]}],
+        "nearest_area": PARIS_J1["nearest_area"],
+    }
     mount(routes, geocoding=Script(status(401)), wttr=Script(ok(j1)))
     result = await ask(weather, "Paris")
     assert result.content == (
-        '{"city": "Paris", "temperature": "9°C", "condition": "conditions not reported", '
+        '{"city": "Paris, France", "temperature": "9°C", "condition": "conditions not reported", '
         '"source": "wttr.in"}'
     )
 

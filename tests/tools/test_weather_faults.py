@@ -24,15 +24,16 @@ from structlog.testing import capture_logs
 
 from tests.tools.fakes import FakeClock
 from tests.tools.upstream import (
-    DEGRADED,
     FROM_OPEN_METEO,
     FROM_WTTR,
     PARIS_FORECAST,
     PARIS_GEO,
     PARIS_J1,
+    REFUSED,
     Script,
     Step,
     ask,
+    because,
     body,
     degraded,
     huge,
@@ -145,6 +146,17 @@ def cases(*sources: str) -> list[object]:
     ]
 
 
+def backup_says(fault: Fault) -> str:
+    """How the degraded answer words what wttr.in did (Open-Meteo turned the key down)."""
+    if fault.error_type in {"rate_limit", "service_unavailable"}:
+        return "is busy"
+    if fault.error_type.startswith("auth_"):
+        return REFUSED
+    if fault.error_type == "not_found" and fault.action == "fix_input":
+        return "did not know the place"
+    return "is not answering"
+
+
 def failed_events(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, Any]]:
     return [event for event in logs if event["event"] == "tool.attempt_failed"]
 
@@ -179,7 +191,8 @@ async def test_wttr_fault(
     assert mounted[source].call_count == fault.calls
     assert clock.sleeps == list(fault.sleeps)
     long_wait = fault.name == "429 Retry-After 30"
-    expected = degraded("in about 30 seconds") if long_wait else DEGRADED
+    later = "in about 30 seconds" if long_wait else "in a few minutes"
+    expected = degraded(later, because(REFUSED, backup_says(fault)))
     assert result.content == (FROM_WTTR if fault.recovers else expected)
     assert not result.is_error
     failures = [event for event in failed_events(logs) if event["source"] == "wttr.in"]

@@ -52,7 +52,7 @@ FROM_OPEN_METEO = (
     '"humidity": "87%", "source": "open-meteo"}'
 )
 FROM_WTTR = (
-    '{"city": "Paris", "temperature": "9°C", "condition": "overcast", "humidity": "58%", '
+    '{"city": "Paris, France", "temperature": "9°C", "condition": "overcast", "humidity": "58%", '
     '"source": "wttr.in"}'
 )
 DEGRADED = (
@@ -60,11 +60,30 @@ DEGRADED = (
     "right now because the weather services are not answering; check a local weather service "
     'or try again in a few minutes."}'
 )
+ALL_DOWN = "the weather services are not answering"
 
 
-def degraded(later: str) -> str:
-    """The degraded answer for Paris, ending "try again {later}"."""
-    return DEGRADED.replace("in a few minutes", later)
+def degraded(later: str = "in a few minutes", because: str = ALL_DOWN, city: str = "Paris") -> str:
+    """The degraded answer for `city`: `because` what happened, "try again {later}"."""
+    message = (
+        f"Current weather for {city} is unavailable right now because {because}; check a local "
+        f"weather service or try again {later}."
+    )
+    return json.dumps({"city": city, "degraded": True, "message": message}, ensure_ascii=False)
+
+
+def because(main: str, backup: str) -> str:
+    """The degraded answer's reason, from what each source did ("is not answering")."""
+    if main == backup:
+        return {
+            "is not answering": ALL_DOWN,
+            "is busy": "the weather services are busy",
+            "turned down the request": "the weather services turned down the request",
+        }[main]
+    return f"the main weather service {main} and the backup one {backup}"
+
+
+REFUSED = "turned down the request"  # what a 401/403 (or our own 400) is called
 
 
 async def ask(tool: Tool, city: str) -> ToolResult:

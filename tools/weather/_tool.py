@@ -3,24 +3,28 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from resilience import Engine, Observer, Outcome, Policy, Source
+from errors import NotFound
+from resilience import Attempt, AttemptInfo, Engine, Observer, Outcome, Policy, Source
 from tools._result import to_result
 from tools._tool import Tool
 from tools._types import ToolResult
 from tools.weather import _open_meteo, _wttr
 from tools.weather._endpoints import Endpoints
-from tools.weather._report import Report, degraded_json
+from tools.weather._report import Report, SourceState, degraded_json, later_words
 
 __all__ = ["WeatherInput", "weather_tool"]
 
 DESCRIPTION = (
     "Get the current weather for a city: temperature, conditions and, when known, humidity. "
     "Use it when the user asks about weather, temperature or rain somewhere. "
+    "Give a region or country after a comma when a name is shared ('Paris, Texas'). "
+    '"city" in the answer names the place it is for; a "note" says when that is not the '
+    "place asked for. "
     'If every weather service is down, the answer has "degraded": true and no numbers; '
     "tell the user the weather is unavailable rather than guessing."
 )
@@ -34,7 +38,7 @@ class WeatherInput(BaseModel):
     city: str = Field(
         min_length=1,
         max_length=100,
-        description="The city's name, e.g. 'Paris' or 'New York'.",
+        description="The city's name, e.g. 'Paris', 'New York' or 'Paris, Texas'.",
     )
 
     @field_validator("city")
@@ -69,35 +73,115 @@ def weather_tool(
     )
 
 
+# error-to-action's kinds, as the degraded answer says them.
+_BUSY = frozenset({"rate_limit", "overloaded", "service_unavailable", "conflict"})
+_REFUSED = frozenset(
+    {
+        "auth_invalid_credentials",
+        "auth_token_expired",
+        "auth_permission_denied",
+        "auth_requires_admin",
+        "invalid_request",
+        "request_too_large",
+    }
+)
+
+
 class _Weather:
-    """The tool's state: the client, the endpoints and the engine (breakers, budget)."""
+    """The tool's state: the client, the endpoints and the engine (breakers, budget), and
+    whether a source's breaker is being held for a spent daily quota."""
 
     def __init__(self, client: httpx.AsyncClient, endpoints: Endpoints, engine: Engine):
         self._client = client
         self._endpoints = endpoints
         self._engine = engine
+        self._quota_held: set[str] = set()  # sources whose breaker holds a spent quota
 
     async def answer(self, args: WeatherInput) -> ToolResult:
         operation = f"getting the weather for {args.city}"
-        sources = self._sources(args.city)
-        outcome = await self._engine.run(operation, sources, subject=args.city)
-        return to_result(outcome, operation, Report.to_json, no_answer=_degraded(args.city))
+        call = _Call(self._client, self._endpoints, args.city)
+        outcome = await self._engine.run(operation, call.sources(), subject=args.city)
+        self._remember_quota(outcome.attempts)
+        no_answer = self._degraded(args.city, call)
+        return to_result(outcome, operation, Report.to_json, no_answer=no_answer)
 
-    def _sources(self, city: str) -> list[Source[Report]]:
-        """Open-Meteo, then wttr.in, each fresh for this call; only Open-Meteo's "no such
-        place" is believed (wttr.in's answers for unknown places have changed too often)."""
-        primary = _open_meteo.OpenMeteo(self._client, self._endpoints, city)
-        fallback = _wttr.Wttr(self._client, self._endpoints, city)
+    def _remember_quota(self, attempts: tuple[Attempt, ...]) -> None:
+        for attempt in attempts:
+            if attempt.outcome == "quota_exhausted":
+                self._quota_held.add(attempt.source)
+            elif attempt.outcome == "ok" or self._engine.breaker(attempt.source).state == "closed":
+                self._quota_held.discard(attempt.source)
+
+    def _degraded(self, city: str, call: _Call) -> Callable[[Outcome[Report]], ToolResult]:
+        """No source answered: an honest "unavailable" that says what happened to each
+        source and when to try again (a spent quota: when it resets, else "tomorrow")."""
+
+        def answer(outcome: Outcome[Report]) -> ToolResult:
+            tried = call.tried(outcome)
+            states = [self._state(name, outcome.attempts, call) for name in tried]
+            quota = [name for name, state in zip(tried, states, strict=True) if state == "quota"]
+            if quota:
+                wait = max(self._engine.breaker(name).remaining_cooldown() for name in quota)
+                later = later_words(wait or None, quota=True)
+            else:
+                later = later_words(outcome.retry_after_s)
+            return ToolResult(degraded_json(city, states, later), attempts=outcome.attempts)
+
+        return answer
+
+    def _state(self, source: str, attempts: tuple[Attempt, ...], call: _Call) -> SourceState:
+        last = [a for a in attempts if a.source == source][-1]
+        error = call.errors.get(source)
+        if last.number == 0:  # skipped: its breaker is open
+            return "quota" if source in self._quota_held else "down"
+        if isinstance(error, _wttr.PlaceMismatch):
+            return "elsewhere"
+        if isinstance(error, _open_meteo.RequestRefused) or last.outcome in _REFUSED:
+            return "refused"
+        if isinstance(error, NotFound):
+            return "unknown_place"
+        if last.outcome == "quota_exhausted":
+            return "quota"
+        return "busy" if last.outcome in _BUSY else "down"
+
+
+class _Call:
+    """One call's sources: Open-Meteo, then wttr.in (checked against the place Open-Meteo
+    found, if it got that far), and the last error each one raised."""
+
+    def __init__(self, client: httpx.AsyncClient, endpoints: Endpoints, city: str) -> None:
+        self.primary = _open_meteo.OpenMeteo(client, endpoints, city)
+        self.fallback = _wttr.Wttr(client, endpoints, city, known=lambda: self.primary.place)
+        self.errors: dict[str, Exception] = {}
+
+    def sources(self) -> list[Source[Report]]:
+        """Only Open-Meteo's "no such place" is believed (wttr.in's answers for unknown places
+        have changed too often); a unit it cannot read is not asked for again."""
         return [
-            Source(_open_meteo.SOURCE, primary.fetch),
-            Source(_wttr.SOURCE, fallback.fetch, trusted_not_found=False),
+            Source(
+                _open_meteo.SOURCE,
+                self._recorded(_open_meteo.SOURCE, self.primary.fetch),
+                retry_on=lambda error: not isinstance(error, _open_meteo.UnexpectedUnit),
+            ),
+            Source(
+                _wttr.SOURCE,
+                self._recorded(_wttr.SOURCE, self.fallback.fetch),
+                trusted_not_found=False,
+            ),
         ]
 
+    def tried(self, outcome: Outcome[Report]) -> list[str]:
+        """The sources the call reached, in order."""
+        return list(dict.fromkeys(attempt.source for attempt in outcome.attempts))
 
-def _degraded(city: str) -> Callable[[Outcome[Report]], ToolResult]:
-    """No source answered: an honest "unavailable", with the wait a source asked for."""
+    def _recorded(
+        self, name: str, fetch: Callable[[AttemptInfo], Awaitable[Report]]
+    ) -> Callable[[AttemptInfo], Awaitable[Report]]:
+        async def attempt(info: AttemptInfo) -> Report:
+            try:
+                return await fetch(info)
+            except Exception as error:
+                self.errors[name] = error
+                raise
 
-    def answer(outcome: Outcome[Report]) -> ToolResult:
-        return ToolResult(degraded_json(city, outcome.retry_after_s), attempts=outcome.attempts)
-
-    return answer
+        return attempt
