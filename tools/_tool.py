@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,8 @@ class Tool:
     it never raises for upstream failures (the engine turns them into results).
     `activity` names the work in plain words ("getting the weather") for error messages.
     `rebind`, when set, builds the same tool on an agent's policy and observer (`bound`).
+    `input_schema`, when set, is the JSON Schema sent to the model in place of the input
+    model's own (an MCP server's schema); `origin` says where a tool comes from, for `/tools`.
     """
 
     name: str
@@ -36,13 +38,16 @@ class Tool:
     handler: Handler
     activity: str
     rebind: Rebind | None = None
+    input_schema: Mapping[str, Any] | None = None
+    origin: str = ""
 
     def definition(self) -> ToolParam:
         """The Anthropic `tools` entry for this tool."""
+        schema = self.input_schema
         return {
             "name": self.name,
             "description": self.description,
-            "input_schema": self.input_model.model_json_schema(),
+            "input_schema": dict(schema) if schema else self.input_model.model_json_schema(),
         }
 
     def bound(self, policy: Policy | None, observer: Observer | None) -> Tool:
