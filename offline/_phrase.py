@@ -39,8 +39,8 @@ def _sentence(call: Mapping[str, Any], result: Mapping[str, Any]) -> str:
     if result.get("is_error"):
         return f"Sorry — {_as_clause(text)}" if text else "Sorry — that didn't work."
     data = _json(text)
-    if data is None:
-        return text
+    if data is None or call.get("name") not in {"get_weather", "calculate", "exchange_rate", None}:
+        return text  # another tool's answer (an MCP server's, say) is relayed as it is
     if call.get("name") == "exchange_rate":
         return _exchange_rate(data)
     if call.get("name") == "calculate" or "result" in data:

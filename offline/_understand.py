@@ -1,6 +1,6 @@
 """What the offline model understands of a question: cities for the weather, a sum, or both;
 or a pair of currencies (for an agent that offers `exchange_rate`, as
-examples/exchange_rates.py does).
+examples/exchange_rates.py does); or a tool named outright ("use echo with text=hi").
 
 Places are split at "and", "&", ";" and commas, except that a part after a comma which names
 the country or region of a real city called like the part before it, or no place at all,
@@ -11,6 +11,7 @@ joins it ("Paris, Texas" and "Paris, Narnia" are one place each, "Paris, Tokyo" 
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
 from tools.weather import places
@@ -48,6 +49,12 @@ _WORD_OPS = (
 )
 _RATE = re.compile(r"(?i)\b(?:exchange|conversion)\s+rates?\b|\bconvert\b")
 _PAIR = re.compile(r"(?i)\b([a-z]{3})\s*(?:to|in|into|/|->|→)\s*([a-z]{3})\b")
+# "use echo with text=hi", "call the lookup tool with name='Ada Lovelace'": one call of any tool
+# the request offers (an MCP server's too), its inputs as key=value, sent as text.
+_NAMED_CALL = re.compile(
+    r"(?is)^\s*(?:please\s+)?(?:use|call)\s+(?:the\s+)?([A-Za-z0-9_-]{1,64})(?:\s+tool)?"
+    r"(?:\s+with\s+(.+?))?\s*[.?!]?\s*$"
+)
 _EXPRESSION = re.compile(r"[\d.\s+\-*/^%()]+")
 _OPERATOR = re.compile(r"[\d)]\s*(?:\*\*|//|[-+*/^%])\s*[\d(.]")
 
@@ -80,6 +87,8 @@ class Intent:
 def understand(question: str) -> Intent:
     """What the offline model will do about `question`: the weather and a sum asked in one
     question are both looked up in the same reply."""
+    if (named := _named_call(question)) is not None:
+        return named
     if (rate := _exchange_rate(question)) is not None:
         return rate
     if _WEATHER.search(question):
@@ -104,6 +113,22 @@ def _exchange_rate(question: str) -> Intent | None:
         return None
     base, quote = (code.upper() for code in pair.groups())
     return Intent("exchange_rate", ({"base": base, "quote": quote},), reply=HELP)
+
+
+def _named_call(question: str) -> Intent | None:
+    """A call of the tool named in the question, or None if it names none (or its inputs
+    are not all key=value)."""
+    match = _NAMED_CALL.match(question)
+    if match is None:
+        return None
+    try:
+        words = shlex.split(match[2] or "")
+    except ValueError:  # a quote left open
+        return None
+    pairs = [word.strip(",").partition("=") for word in words if word.lower() != "and"]
+    if any(not key or not sep for key, sep, _ in pairs):
+        return None
+    return Intent(match[1], ({key: value for key, _, value in pairs},))
 
 
 def _weather(question: str) -> Intent:
