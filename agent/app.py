@@ -8,7 +8,8 @@ question: the tools' `http=` (an `httpx.AsyncClient`) and Claude's `client=` (an
 `anthropic.AsyncAnthropic` from `model_client`). Shared clients are left open; close them.
 
 Your own tools (`tools.tool`) join the built-in ones with `open_agent(settings, tools=[…])`;
-`builtins=False` leaves only yours.
+`builtins=False` leaves only yours. Your MCP servers' tools join them with
+`open_agent(settings, mcp=[McpServer.stdio(…), McpServer.http(…)])` (see docs/mcp.md).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from tools.http import make_client
 
 if TYPE_CHECKING:
     import anthropic
+
+    from tools.mcp import McpServer
 
 __all__ = ["Agent", "Answer", "ask", "make_backends", "model_client", "open_agent"]
 
@@ -123,11 +126,15 @@ async def open_agent(
     observer: Observer | None = None,
     policy: Policy | None = None,
     limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
+    mcp: Sequence[McpServer] = (),
+    on_notice: Callable[[str], None] | None = None,
 ) -> Agent:
-    """An agent for `settings`, with the built-in tools (unless `builtins=False`) and `tools`,
-    all on `policy` and reporting to `observer`. `backend` replaces the models (one, or a
-    primary and fallbacks). `Agent.aclose` closes the models (given or built) and the clients
-    it built itself; a given `http` or Claude `client` is left open."""
+    """An agent for `settings`, with the built-in tools (unless `builtins=False`), `tools`
+    and the tools of the `mcp` servers, all on `policy` and reporting to `observer`. A server
+    that can't start is left out, with one plain sentence to `on_notice`. `backend` replaces
+    the models (one, or a primary and fallbacks). `Agent.aclose` closes the models (given or
+    built), the clients it built itself and the MCP sessions (stopping their processes); a
+    given `http` or Claude `client` is left open."""
     models = _models(settings, backend, client)
     tools_http = http if http is not None else _tools_client(settings)
     everything = [*(_builtins(settings, tools_http, policy, observer) if builtins else ())]
@@ -136,6 +143,15 @@ async def open_agent(
     closers: list[Callable[[], Awaitable[None]]] = [caller.aclose]
     if http is None:
         closers.append(tools_http.aclose)
+    if mcp:
+        from tools.mcp import open_toolset
+
+        reserved = {tool.name for tool in everything}
+        toolset = await open_toolset(
+            mcp, reserved=reserved, policy=policy, observer=observer, on_problem=on_notice
+        )
+        everything += toolset.tools
+        closers.append(toolset.aclose)
     bound = limits.tool_bound_s(policy)  # past this policy's own deadline, unless set
     limits = dataclasses.replace(limits, tool_timeout_s=bound)
     return Agent(caller, Registry(everything), limits, closers)
@@ -172,13 +188,16 @@ async def ask(
     *,
     http: httpx.AsyncClient | None = None,
     client: anthropic.AsyncAnthropic | None = None,
+    mcp: Sequence[McpServer] = (),
+    on_notice: Callable[[str], None] | None = None,
 ) -> Answer:
-    """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit).
+    """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit),
+    with the tools of the `mcp` servers too (`on_notice` hears about those left out).
 
     Asking many: pass the same `http` and `client` (from `model_client`) each time; both
     are left open, so no question pays for building them.
     """
-    agent = await open_agent(settings, http=http, client=client)
+    agent = await open_agent(settings, http=http, client=client, mcp=mcp, on_notice=on_notice)
     try:
         return await agent.ask(question)
     finally:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Mapping
-from typing import IO
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING
 
 from agent.app import open_agent
 from agent.console import Screen
 from agent.repl import Repl, run_repl
 from agent.settings import Settings
+
+if TYPE_CHECKING:
+    from tools.mcp import McpServer
 
 __all__ = ["HISTORY_FILE", "start_chat"]
 
@@ -18,18 +21,29 @@ HISTORY_FILE = "~/.agent_history"
 
 
 def start_chat(
-    settings: Settings, stdout: IO[str], read: Callable[[str], str], *, env: Mapping[str, str]
+    settings: Settings,
+    stdout: IO[str],
+    read: Callable[[str], str],
+    *,
+    env: Mapping[str, str],
+    mcp: Sequence[McpServer] = (),
 ) -> int:
-    """Run the REPL until /quit or Ctrl-D."""
+    """Run the REPL until /quit or Ctrl-D, with the tools of the `mcp` servers too."""
     terminal = _isatty(stdout)
     color = terminal and not env.get("NO_COLOR")
     screen = Screen(_writer(stdout), terminal=terminal, color=color)
 
+    def notice(sentence: str) -> None:
+        screen.line(sentence, style="yellow")
+
     async def open_repl() -> Repl:
-        return Repl(await open_agent(settings, observer=screen.status), screen)
+        if settings.banner:  # before the MCP servers start, and any sentence about them
+            screen.line(settings.banner, style="dim")
+        agent = await open_agent(settings, observer=screen.status, mcp=mcp, on_notice=notice)
+        return Repl(agent, screen)
 
     with _history(enabled=terminal and read is input):
-        return run_repl(open_repl, read, banner=settings.banner)
+        return run_repl(open_repl, read)
 
 
 def _writer(stream: IO[str]) -> Callable[[str], None]:

@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent.settings import Settings
+    from tools.mcp import McpServer
 
 __all__ = [
     "EXIT_BROKEN_PIPE",
@@ -67,13 +68,16 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agent", description="A Claude tool-use agent whose tools fail gracefully."
     )
     _add_options(parser, suppress=False)
+    _add_mcp_options(parser, suppress=False)
     parser.set_defaults(run=_run_chat)
     commands = parser.add_subparsers(title="commands")
     chat = commands.add_parser("chat", help="talk to the agent (the default)")
     _add_options(chat, suppress=True)
+    _add_mcp_options(chat, suppress=True)
     chat.set_defaults(run=_run_chat)
     ask = commands.add_parser("ask", help="ask one question; the answer goes to stdout")
     _add_options(ask, suppress=True)
+    _add_mcp_options(ask, suppress=True)
     ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
     ask.set_defaults(run=_run_ask)
     _add_explain(commands)
@@ -105,6 +109,24 @@ def _add_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--verbose", action="store_true", default=flag_default, help="log events to stderr"
     )
     parser.add_argument("--model", default=default, help="Claude model id (default: AGENT_MODEL)")
+
+
+def _add_mcp_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        default=default,
+        metavar="'[NAME=]COMMAND ARGS'",
+        help="run an MCP server (stdio) and offer its tools too; repeatable",
+    )
+    parser.add_argument(
+        "--mcp-url",
+        action="append",
+        default=default,
+        metavar="[NAME=]URL",
+        help="an MCP server over streamable HTTP; repeatable",
+    )
 
 
 def main(
@@ -181,17 +203,39 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
     if not question:
         io.stderr.write("agent ask: the question is empty.\n")
         return EXIT_USAGE
-    return _command(args, io, lambda settings: _answer(question, settings, io))
+    servers = _mcp_servers(args, io)
+    if servers is None:
+        return EXIT_USAGE
+    return _command(args, io, lambda settings: _answer(question, settings, io, servers))
 
 
-def _answer(question: str, settings: Settings, io: Streams) -> int:
+def _mcp_servers(args: argparse.Namespace, io: Streams) -> list[McpServer] | None:
+    """The MCP servers asked for with --mcp and --mcp-url; None (after saying why) for one
+    that can't be read."""
+    commands, urls = getattr(args, "mcp", None) or [], getattr(args, "mcp_url", None) or []
+    if not commands and not urls:
+        return []
+    from errors import BadSetting
+    from tools.mcp import McpServer
+
+    try:
+        return [
+            *(McpServer.parse(spec) for spec in commands),
+            *(McpServer.parse_url(spec) for spec in urls),
+        ]
+    except BadSetting as bad:
+        io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
+        return None
+
+
+def _answer(question: str, settings: Settings, io: Streams, mcp: list[McpServer]) -> int:
     import asyncio
 
     from agent.app import ask
 
     if settings.banner:
         io.stderr.write(settings.banner + "\n")
-    answer = asyncio.run(ask(question, settings))
+    answer = asyncio.run(ask(question, settings, mcp=mcp, on_notice=_notice(io)))
     stream = io.stdout if answer.answered else io.stderr
     stream.write(answer.text + "\n")
     return EXIT_OK if answer.answered else EXIT_NO_ANSWER
@@ -207,14 +251,21 @@ def _explain(settings: Settings, io: Streams, *, llm: bool) -> int:
     return run(settings, io.stdin, io.stdout, io.stderr, llm=llm)
 
 
+def _notice(io: Streams) -> Callable[[str], None]:
+    return lambda sentence: print(sentence, file=io.stderr)
+
+
 def _run_chat(args: argparse.Namespace, io: Streams) -> int:
-    return _command(args, io, lambda settings: _chat(settings, io))
+    servers = _mcp_servers(args, io)
+    if servers is None:
+        return EXIT_USAGE
+    return _command(args, io, lambda settings: _chat(settings, io, servers))
 
 
-def _chat(settings: Settings, io: Streams) -> int:
+def _chat(settings: Settings, io: Streams, mcp: list[McpServer]) -> int:
     from agent.chat import start_chat
 
-    return start_chat(settings, io.stdout, io.read, env=io.env)
+    return start_chat(settings, io.stdout, io.read, env=io.env, mcp=mcp)
 
 
 def _guarded(command: Callable[[], int], io: Streams) -> int:

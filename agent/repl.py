@@ -88,7 +88,9 @@ class Repl:
 
     def _tools(self) -> bool:
         for tool in self.agent.registry.tools:
-            self.screen.line(f"{tool.name}: {tool.description}")
+            origin = f" [{tool.origin}]" if tool.origin else ""
+            summary = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
+            self.screen.line(f"{tool.name}{origin}: {summary}")
         return True
 
     def _reset(self) -> bool:

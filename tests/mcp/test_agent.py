@@ -1,0 +1,110 @@
+"""MCP servers through the whole agent: `agent ask` and `agent chat` with the scripted offline
+model (which calls a tool named outright: "use echo with text=hi"), and the Python API."""
+
+from __future__ import annotations
+
+import io
+import shlex
+import sys
+from typing import Any
+
+from structlog.testing import capture_logs
+
+from agent.app import open_agent
+from agent.cli import EXIT_OK, EXIT_USAGE, main
+from agent.settings import Settings
+from errors import plainness_problems
+from offline import QueuedModel, calls, text
+from tests.mcp.conftest import SECRET, SERVER, Plan, flaky, quick
+
+
+def command(plan: Plan, *flags: str, name: str = "flaky") -> str:
+    """The --mcp value that runs the flaky server with this Python."""
+    words = [sys.executable, str(SERVER), "--plan", str(plan.path), *flags]
+    return f"{name}={shlex.join(words)}"
+
+
+def run(argv: list[str], lines: tuple[str, ...] = ()) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    pending = list(lines)
+
+    def read(_prompt: str) -> str:
+        if not pending:
+            raise EOFError
+        return pending.pop(0)
+
+    code = main(argv, env={}, stdout=out, stderr=err, read=read)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_ask_answers_through_a_crash(plan: Plan) -> None:
+    """`agent ask --mcp`: the server dies under the call, is restarted, and the answer comes."""
+    plan.set(echo=["crash"])
+    code, out, err = run(["ask", "--mcp", command(plan), "use echo with text=hi"])
+    assert (code, out) == (EXIT_OK, "hi\n")
+    assert err.startswith("Offline:")  # the banner, and nothing about the crash
+    assert plan.left("echo") == []
+
+
+def test_a_dead_server_is_one_plain_sentence_and_the_agent_goes_on(plan: Plan) -> None:
+    """The server can't start: one sentence on stderr; the built-in tools still answer."""
+    argv = ["ask", "--mcp", command(plan, "--exit-at-start", name="notes"), "what is 6 * 7?"]
+    code, out, err = run(argv)
+    assert (code, out) == (EXIT_OK, "6 * 7 = 42.\n")
+    sentence = (
+        "The MCP server 'notes' could not start, so its tools are left out; "
+        "check its command (run on its own, it shows why)."
+    )
+    assert err.splitlines()[1:] == [sentence]
+
+
+def test_chat_lists_the_tools_and_traces_the_retries(plan: Plan) -> None:
+    """`agent chat --mcp`: /tools names each tool's server; /trace shows the crash, the
+    retry on a restarted server and the answer."""
+    plan.set(echo=["crash"])
+    lines = ("use echo with text=hi", "/trace", "/tools")
+    code, out, _ = run(["chat", "--mcp", command(plan)], lines)
+    assert code == EXIT_OK
+    assert "… flaky failed — retrying" in out
+    assert "\nhi\n" in out
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in out.splitlines()]
+    traced = [row[:3] + row[4:6] for row in rows if row and row[0] == "echo"]
+    assert traced == [["echo", "flaky", "1", "network", "retry"], ["echo", "flaky", "2", "ok", ""]]
+    assert "echo [MCP server flaky]: Answer with the same text." in out
+    assert "add [MCP server flaky]: Add two whole numbers." in out
+
+
+def test_the_model_is_told_only_the_sentence(plan: Plan) -> None:
+    """Through the Python API: the model's tool_result is error-to-action's sentence; the
+    server's words (and secret) reach only the log, redacted."""
+    import asyncio
+
+    plan.set(echo=[f"is_error:the disk exploded, key={SECRET}"])
+    model = QueuedModel(calls(("echo", {"text": "hi"})), text("It failed."))
+
+    async def turn() -> Any:
+        agent = await open_agent(
+            Settings(), backend=model, mcp=[flaky(plan)], policy=quick(), builtins=False
+        )
+        try:
+            return await agent.ask("echo hi")
+        finally:
+            await agent.aclose()
+
+    with capture_logs() as logs:
+        answer = asyncio.run(turn())
+    [result] = answer.tool_results
+    assert result.get("is_error") is True
+    sentence = str(result["content"])
+    assert plainness_problems(sentence) == []
+    assert "exploded" not in sentence
+    assert [d["name"] for d in model.requests[0].tools] == ["echo", "add", "pid"]
+    assert SECRET not in str(model.requests) + str(logs)
+    assert any("exploded" in str(e.get("developer_note")) for e in logs)
+
+
+def test_unusable_mcp_flags_are_usage_errors() -> None:
+    for flags in (["--mcp", ""], ["--mcp", "x 'open"], ["--mcp-url", "ftp://host/mcp"]):
+        code, out, err = run(["ask", *flags, "hi"])
+        assert (code, out) == (EXIT_USAGE, "")
+        assert err.startswith("agent: --mcp")
