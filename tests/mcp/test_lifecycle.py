@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from structlog.testing import capture_logs
 
 from errors import plainness_problems
@@ -129,3 +130,17 @@ def test_the_sdk_is_not_imported_until_servers_start() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+async def test_without_the_sdk_servers_are_one_plain_sentence(
+    plan: Plan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The `mcp` extra not installed: one sentence, and the agent goes on without them."""
+    monkeypatch.setitem(sys.modules, "tools.mcp._connection", None)  # import fails
+    toolset = await open_toolset([flaky(plan), flaky(plan, name="other")])
+    assert toolset.tools == []
+    assert toolset.problems == [
+        "MCP servers need the mcp package, which is not installed, so the agent runs without "
+        "them; install it with pip install 'failsafe-agent[mcp]' and try again."
+    ]
+    assert plainness_problems(toolset.problems[0]) == []
