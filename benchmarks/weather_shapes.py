@@ -7,6 +7,7 @@ from urllib.parse import unquote
 
 from benchmarks.plan import Route
 from benchmarks.world import Place, conditions_at, place
+from offline._weather_wire import Area, Reading, current_payload, j1_payload, no_match
 
 __all__ = ["CANARY", "GARBAGE", "answer", "failure", "request_key"]
 
@@ -60,7 +61,7 @@ def failure(route: Route, status: int) -> Answer:
 
 def _geocoding(found: Place | None) -> Json:
     if found is None:
-        return {"generationtime_ms": 0.31}  # no match: no `results` key at all
+        return no_match()
     result = {
         "id": 2946447,
         "name": found.name,
@@ -86,26 +87,18 @@ def _forecast(query: dict[str, str]) -> Answer:
     if unknown:
         reason = f"Cannot initialize SurfaceVariable from invalid String value {unknown[0]}."
         return 400, {"error": True, "reason": reason}
-    payload: Json = {
-        "latitude": here.latitude,
-        "longitude": here.longitude,
-        "generationtime_ms": 0.14,
-        "utc_offset_seconds": 0,
-        "timezone": "GMT",
-        "elevation": 64.0,
-    }
-    if current:
-        payload["current_units"] = {"time": "iso8601", "interval": "seconds"} | {
-            v: _UNITS[v] for v in current
-        }
-        payload["current"] = {"time": "2026-11-30T10:00", "interval": 900} | {
-            v: _value(here, v) for v in current
-        }
+    readings = {v: (_value(here, v), _UNITS[v]) for v in current}
+    payload: Json = current_payload(here.latitude, here.longitude, readings, time=_NOW)
+    if not current:  # the other contenders ask for the legacy and hourly forms instead
+        del payload["current"], payload["current_units"]
     if query.get("current_weather") == "true":
         payload["current_weather"] = _legacy_current(here)
     if query.get("hourly"):
         payload["hourly"] = _hourly(here, query["hourly"].split(","))
     return 200, payload
+
+
+_NOW = "2026-11-30T10:00"
 
 
 def _value(here: Place, variable: str) -> float | int:
@@ -146,25 +139,6 @@ def _wttr(city: str) -> Answer:
     found = place(city)
     if found is None:
         return 500, f"location not found: {city}"
-    condition = {
-        "FeelsLikeC": str(found.wttr_temperature - 1),
-        "humidity": str(found.humidity),
-        "temp_C": str(found.wttr_temperature),
-        "temp_F": str(round(found.temperature * 9 / 5 + 32)),
-        "weatherCode": str(found.wwo_code),
-        "weatherDesc": [{"value": found.sky}],
-        "windspeedKmph": "12",
-        "observation_time": "10:00 AM",
-    }
-    area = {
-        "areaName": [{"value": found.name}],
-        "country": [{"value": "Benchland"}],
-        "latitude": f"{found.latitude:.3f}",
-        "longitude": f"{found.longitude:.3f}",
-    }
-    return 200, {
-        "current_condition": [condition],
-        "nearest_area": [area],
-        "request": [{"query": found.name, "type": "City"}],
-        "weather": [],
-    }
+    sky = Reading(found.temperature, found.humidity, found.wwo_code, found.sky, 12.0, "10:00 AM")
+    area = Area(found.name, "Benchland", "Loopback", found.latitude, found.longitude)
+    return 200, j1_payload(sky, area)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
@@ -9,7 +10,17 @@ import httpx
 
 from offline._world import Place, Weather, find, search, weather_at, wwo_of
 
-__all__ = ["forecast", "geocoding", "j1", "wttr"]
+__all__ = [
+    "Area",
+    "Reading",
+    "current_payload",
+    "forecast",
+    "geocoding",
+    "j1",
+    "j1_payload",
+    "no_match",
+    "wttr",
+]
 
 
 _BAD_COUNT = {"error": True, "reason": "Parameter count must be between 1 and 100."}
@@ -23,7 +34,7 @@ def geocoding(request: httpx.Request) -> httpx.Response:
     if count is None:
         return httpx.Response(400, json=_BAD_COUNT)
     places = search(params.get("name", ""), count)
-    body: dict[str, Any] = {"generationtime_ms": 0.31}
+    body: dict[str, Any] = no_match()
     if places:
         body["results"] = [_geocoding_result(place) for place in places]
     return httpx.Response(200, json=body)
@@ -90,6 +101,18 @@ def _forecast_body(
         "wind_speed_10m": (weather.wind_kmh, "km/h"),
     }
     chosen = {name: values[name] for name in wanted if name in values}
+    return current_payload(latitude, longitude, chosen)
+
+
+def current_payload(
+    latitude: float,
+    longitude: float,
+    readings: dict[str, tuple[float | int, str]],
+    *,
+    time: str = "2025-02-25T15:45",
+) -> dict[str, Any]:
+    """A forecast answer with a `current` block: each variable asked for, its value and unit
+    (`{"temperature_2m": (8.8, "°C")}`), echoed in `current` and `current_units`."""
     return {
         "latitude": round(latitude, 2),
         "longitude": round(longitude, 2),
@@ -97,10 +120,15 @@ def _forecast_body(
         "utc_offset_seconds": 0,
         "timezone": "GMT",
         "current_units": {"time": "iso8601", "interval": "seconds"}
-        | {name: unit for name, (_, unit) in chosen.items()},
-        "current": {"time": "2025-02-25T15:45", "interval": 900}
-        | {name: value for name, (value, _) in chosen.items()},
+        | {name: unit for name, (_, unit) in readings.items()},
+        "current": {"time": time, "interval": 900}
+        | {name: value for name, (value, _) in readings.items()},
     }
+
+
+def no_match() -> dict[str, Any]:
+    """Geocoding's answer for a name it does not know: a 200 without a `results` key."""
+    return {"generationtime_ms": 0.31}
 
 
 def wttr(request: httpx.Request) -> httpx.Response:
@@ -117,26 +145,56 @@ def j1(place: Place) -> dict[str, Any]:
     """wttr.in's `format=j1` answer for `place`."""
     weather = place.weather
     code, words = wwo_of(weather.wmo_code)
+    reading = Reading(weather.temperature_c, weather.humidity_pct, code, words, weather.wind_kmh)
+    area = Area(place.name, place.country, place.admin1, place.latitude, place.longitude)
+    return j1_payload(reading, area)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What wttr.in reports of the current weather (it sends every value as a string)."""
+
+    temperature_c: float
+    humidity_pct: int
+    wwo_code: int  # WorldWeatherOnline's code, not WMO's
+    words: str  # "Overcast"
+    wind_kmh: float
+    observed: str = "08:37 PM"
+
+
+@dataclass(frozen=True, slots=True)
+class Area:
+    """wttr.in's `nearest_area`: the place it says the weather is for."""
+
+    name: str
+    country: str
+    region: str
+    latitude: float
+    longitude: float
+
+
+def j1_payload(reading: Reading, area: Area) -> dict[str, Any]:
+    """A `format=j1` answer, every value a string, text fields as `[{"value": …}]` lists."""
     current = {
-        "FeelsLikeC": str(round(weather.temperature_c - 1)),
-        "humidity": str(weather.humidity_pct),
-        "temp_C": str(round(weather.temperature_c)),
-        "temp_F": str(round(weather.temperature_c * 9 / 5 + 32)),
-        "weatherCode": str(code),
-        "weatherDesc": [{"value": words}],
-        "windspeedKmph": str(round(weather.wind_kmh)),
-        "observation_time": "08:37 PM",
+        "FeelsLikeC": str(round(reading.temperature_c - 1)),
+        "humidity": str(reading.humidity_pct),
+        "temp_C": str(round(reading.temperature_c)),
+        "temp_F": str(round(reading.temperature_c * 9 / 5 + 32)),
+        "weatherCode": str(reading.wwo_code),
+        "weatherDesc": [{"value": reading.words}],
+        "windspeedKmph": str(round(reading.wind_kmh)),
+        "observation_time": reading.observed,
     }
-    area = {
-        "areaName": [{"value": place.name}],
-        "country": [{"value": place.country}],
-        "region": [{"value": place.admin1}],
-        "latitude": f"{place.latitude:.3f}",
-        "longitude": f"{place.longitude:.3f}",
+    nearest = {
+        "areaName": [{"value": area.name}],
+        "country": [{"value": area.country}],
+        "region": [{"value": area.region}],
+        "latitude": f"{area.latitude:.3f}",
+        "longitude": f"{area.longitude:.3f}",
     }
     return {
         "current_condition": [current],
-        "nearest_area": [area],
-        "request": [{"query": place.name, "type": "City"}],
+        "nearest_area": [nearest],
+        "request": [{"query": area.name, "type": "City"}],
         "weather": [],
     }
