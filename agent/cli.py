@@ -68,14 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_options(parser, suppress=False)
     parser.set_defaults(run=_run_chat)
+    _add_otel(parser, suppress=False)
     commands = parser.add_subparsers(title="commands")
     chat = commands.add_parser("chat", help="talk to the agent (the default)")
     _add_options(chat, suppress=True)
     chat.set_defaults(run=_run_chat)
+    _add_otel(chat, suppress=True)
     ask = commands.add_parser("ask", help="ask one question; the answer goes to stdout")
     _add_options(ask, suppress=True)
     ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
     ask.set_defaults(run=_run_ask)
+    _add_otel(ask, suppress=True)
     _add_explain(commands)
     return parser
 
@@ -89,7 +92,20 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     _add_options(explain, suppress=True)
     explain.add_argument("--llm", action="store_true", help="ask Claude, falling back to the rules")
-    explain.set_defaults(run=_run_explain)
+    explain.set_defaults(run=_run_explain, traced=False)  # no spans: tracing would only cost
+
+
+def _add_otel(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    parser.add_argument(
+        "--otel",
+        nargs="?",
+        const="otlp",
+        choices=("console", "otlp"),
+        default=argparse.SUPPRESS if suppress else None,
+        help="OpenTelemetry spans: 'console' prints each turn's span tree on stderr, 'otlp' "
+        "(the default) sends them to OTEL_EXPORTER_OTLP_ENDPOINT; set, that variable alone "
+        "turns tracing on",
+    )
 
 
 def _add_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -152,7 +168,7 @@ def _with_settings(args: argparse.Namespace, io: Streams, body: Callable[[Settin
         io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
         return EXIT_USAGE
     with _logging(settings, io):
-        return _guarded(lambda: body(settings), io)
+        return _guarded(lambda: _traced(args, io, body)(settings), io)
 
 
 @contextlib.contextmanager
@@ -215,6 +231,31 @@ def _chat(settings: Settings, io: Streams) -> int:
     from agent.chat import start_chat
 
     return start_chat(settings, io.stdout, io.read, env=io.env)
+
+
+def _traced(
+    args: argparse.Namespace, io: Streams, body: Callable[[Settings], int]
+) -> Callable[[Settings], int]:
+    """`body`, traced when asked for (`--otel`, or OTEL_EXPORTER_OTLP_ENDPOINT) and the command
+    has spans to show; OpenTelemetry is imported only then."""
+    if not getattr(args, "traced", True):
+        return body
+
+    def run(settings: Settings) -> int:
+        from agent import otel
+
+        try:
+            session = otel.start(getattr(args, "otel", None), io.env, write=io.stderr.write)
+        except otel.TracingUnavailable as missing:
+            io.stderr.write(f"agent: {missing}.\n")
+            return EXIT_USAGE
+        try:
+            return body(settings)
+        finally:
+            if session is not None:
+                session.close()
+
+    return run
 
 
 def _guarded(command: Callable[[], int], io: Streams) -> int:
