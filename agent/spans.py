@@ -45,7 +45,7 @@ def provider(model: str) -> str:
 @dataclass(slots=True)
 class _Turn:
     span: tracing.Span
-    usage: dict[str, int] = field(default_factory=lambda: {_USAGE_IN: 0, _USAGE_OUT: 0})
+    usage: dict[str, int] = field(default_factory=dict)  # the turn's tokens, model calls summed
 
 
 _turn: ContextVar[_Turn | None] = ContextVar("turn", default=None)
@@ -109,10 +109,13 @@ def chat(model: str, max_tokens: int) -> Iterator[tracing.Span]:
 
 
 def replied(span: tracing.Span, reply: Reply, source: str | None) -> None:
-    """The model's reply, without its text: the model, the stop reason, the tokens."""
+    """The model's reply, without its text: the model, the stop reason, the tokens (when the
+    model counted any: the offline scripted model does not)."""
     if not span.recording:
         return
     usage = {_USAGE_IN: reply.usage.input_tokens, _USAGE_OUT: reply.usage.output_tokens}
+    if not any(usage.values()):
+        usage = {}
     span.set(
         {
             "gen_ai.response.model": reply.model or source,
@@ -123,7 +126,7 @@ def replied(span: tracing.Span, reply: Reply, source: str | None) -> None:
     )
     if (state := _turn.get()) is not None:
         for key, tokens in usage.items():
-            state.usage[key] += tokens
+            state.usage[key] = state.usage.get(key, 0) + tokens
 
 
 @contextlib.contextmanager

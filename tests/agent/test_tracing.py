@@ -12,7 +12,9 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+import httpx
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
@@ -21,6 +23,8 @@ from agent.app import make_backends, open_agent
 from agent.settings import Settings
 from offline import GEOCODING, Fault, FlakyModel, SimulatedServices, api_error
 from resilience import Policy, tracing
+from tests.agent.fake_claude import message_body
+from tests.agent.helpers import SECRET
 from tests.tracing_support import events, exported_text, named, outline, recording
 from tools import make_client
 
@@ -241,7 +245,7 @@ async def test_model_calls_follow_the_genai_conventions(demo: ModuleType) -> Non
     assert attributes["gen_ai.response.model"] == "offline-scripted"
     assert attributes["gen_ai.request.max_tokens"] == 1024
     assert attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
-    assert attributes["gen_ai.usage.input_tokens"] >= 0
+    assert "gen_ai.usage.input_tokens" not in attributes  # the scripted model counts none
     assert attributes["resilience.attempts"] == 2
     assert first.status.status_code is StatusCode.UNSET  # the retry answered
     assert (last.attributes or {})["gen_ai.response.finish_reasons"] == ("end_turn",)
@@ -251,8 +255,38 @@ async def test_model_calls_follow_the_genai_conventions(demo: ModuleType) -> Non
     assert turn_attributes["gen_ai.agent.name"] == "failsafe-agent"
     assert turn_attributes["agent.answered"] is True
     assert turn_attributes["agent.model_calls"] == 2
-    total = sum(int((s.attributes or {})["gen_ai.usage.output_tokens"]) for s in (first, last))
-    assert turn_attributes["gen_ai.usage.output_tokens"] == total
+
+
+async def test_claudes_calls_carry_the_anthropic_provider_and_token_usage(
+    demo: ModuleType, httpx2_mock: Any
+) -> None:
+    """Online: provider "anthropic", the response id and model, the tokens of each call, and
+    the turn's sum of them."""
+    reply = message_body({"type": "text", "text": "Mumbai is warm."})
+    httpx2_mock.post("https://claude.test/v1/messages").mock(
+        return_value=httpx.Response(200, json=reply)
+    )
+    settings = Settings(api_key=SECRET, base_url="https://claude.test", offline=False)
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "model_overloaded"]
+    with recording() as exporter:
+        outcome = await demo.run_scenario(scenario, settings)
+        spans = exporter.get_finished_spans()
+    assert outcome.answer.text == "Mumbai is warm."
+    [chat] = named(spans, "chat claude-sonnet-4-6")
+    [turn] = named(spans, TURN)
+    attributes = dict(chat.attributes or {})
+    assert attributes["gen_ai.provider.name"] == "anthropic"
+    assert attributes["gen_ai.request.model"] == "claude-sonnet-4-6"
+    assert attributes["gen_ai.response.model"] == reply["model"]
+    assert attributes["gen_ai.response.id"] == "msg_fake"
+    assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (
+        10,
+        5,
+    )
+    turn_attributes = dict(turn.attributes or {})
+    assert turn_attributes["gen_ai.provider.name"] == "anthropic"
+    assert turn_attributes["gen_ai.usage.input_tokens"] == 10
+    assert "Mumbai" not in exported_text(spans)
 
 
 async def test_a_model_fallback_and_its_open_circuit_show_on_the_model_calls(
