@@ -1,11 +1,11 @@
 """Finished spans as a tree of text: what `--otel console` prints, and what the docs show.
 
-    invoke_agent failsafe-agent  answered=true model_calls=2 in_tokens=212 out_tokens=64
-    ├── chat offline-scripted  finish=tool_use in_tokens=98 out_tokens=30
+    invoke_agent failsafe-agent  answered=true model_calls=2 finish=end_turn
+    ├── chat offline-scripted  answered_by=offline-scripted attempts=1 finish=tool_use
     │   └── attempt offline-scripted #1
-    ├── execute_tool get_weather  call=toolu_01 answered_by=wttr.in attempts=3
-    │   ├── attempt open-meteo #1  ✗ server_error  action=retry then=backoff wait_s=0.25
-    │   │     note: op='getting the weather for [withheld]'. open-meteo 503. …
+    ├── execute_tool get_weather  call=toolu_offline_0001 answered_by=wttr.in attempts=3
+    │   ├── attempt open-meteo #1  ✗ server_error  action=retry retryable=true then=backoff …
+    │   │     note: op='getting the weather for [withheld]'. open-meteo 503. UpstreamStatus. …
     │   ├── • retry  source=open-meteo attempt=1 then=backoff wait_s=0.25
     …
 
