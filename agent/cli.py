@@ -41,6 +41,7 @@ EXIT_NO_ANSWER = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+_OTEL_MODES = ("console", "otlp")
 _CRASHED = (
     "Something went wrong inside the agent, so there is no answer; "
     "run with --verbose or set AGENT_LOG_FILE to see why."
@@ -100,12 +101,24 @@ def _add_otel(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--otel",
         nargs="?",
         const="otlp",
-        choices=("console", "otlp"),
+        choices=_OTEL_MODES,
         default=argparse.SUPPRESS if suppress else None,
         help="OpenTelemetry spans: 'console' prints each turn's span tree on stderr, 'otlp' "
         "(the default) sends them to OTEL_EXPORTER_OTLP_ENDPOINT; set, that variable alone "
         "turns tracing on",
     )
+
+
+def _otel_mode(argv: list[str]) -> list[str]:
+    """`--otel` followed by a word that is no mode (`agent ask --otel "Weather?"`) is `--otel
+    otlp`: argparse would take the question for the mode."""
+    out: list[str] = []
+    for index, arg in enumerate(argv):
+        out.append(arg)
+        following = argv[index + 1] if index + 1 < len(argv) else "-"
+        if arg == "--otel" and not following.startswith("-") and following not in _OTEL_MODES:
+            out.append("otlp")
+    return out
 
 
 def _add_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -142,7 +155,7 @@ def main(
     )
     try:
         with contextlib.redirect_stdout(io.stdout), contextlib.redirect_stderr(io.stderr):
-            args = build_parser().parse_args(argv)
+            args = build_parser().parse_args(_otel_mode(sys.argv[1:] if argv is None else argv))
     except SystemExit as exit_:  # --help, or a usage error argparse already explained
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     command: Command = args.run

@@ -63,13 +63,19 @@ def test_ask_with_otel_console_prints_the_turns_span_tree_on_stderr() -> None:
     assert not tracing.enabled()
 
 
-def test_otel_without_a_mode_after_the_question_means_otlp(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_otel_without_a_mode_means_otlp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--otel` alone is OTLP, wherever it stands: before the question it does not take the
+    question for its mode."""
     started: list[str | None] = []
     monkeypatch.setattr(otel, "start", lambda option, env, write: started.append(option))
     assert run(["ask", QUESTION, "--otel"])[0] == EXIT_OK
+    code, out, _ = run(["ask", "--otel", QUESTION])
+    assert (code, out.startswith("In Paris")) == (EXIT_OK, True)
+    assert run(["ask", "--otel", "--offline", QUESTION])[0] == EXIT_OK
     assert run(["chat", "--otel", "console"])[0] == EXIT_OK
+    assert run(["ask", "--otel=console", QUESTION])[0] == EXIT_OK
     assert run(["ask", QUESTION])[0] == EXIT_OK
-    assert started == ["otlp", "console", None]
+    assert started == ["otlp", "otlp", "otlp", "console", "console", None]
 
 
 def test_without_the_sdk_otel_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
