@@ -42,6 +42,7 @@ EXIT_NO_ANSWER = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+_OTEL_MODES = ("console", "otlp")
 _CRASHED = (
     "Something went wrong inside the agent, so there is no answer; "
     "run with --verbose or set AGENT_LOG_FILE to see why."
@@ -70,16 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
     _add_options(parser, suppress=False)
     _add_mcp_options(parser, suppress=False)
     parser.set_defaults(run=_run_chat)
+    _add_otel(parser, suppress=False)
     commands = parser.add_subparsers(title="commands")
     chat = commands.add_parser("chat", help="talk to the agent (the default)")
     _add_options(chat, suppress=True)
     _add_mcp_options(chat, suppress=True)
     chat.set_defaults(run=_run_chat)
+    _add_otel(chat, suppress=True)
     ask = commands.add_parser("ask", help="ask one question; the answer goes to stdout")
     _add_options(ask, suppress=True)
     _add_mcp_options(ask, suppress=True)
     ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
     ask.set_defaults(run=_run_ask)
+    _add_otel(ask, suppress=True)
     _add_explain(commands)
     return parser
 
@@ -93,7 +97,32 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     _add_options(explain, suppress=True)
     explain.add_argument("--llm", action="store_true", help="ask Claude, falling back to the rules")
-    explain.set_defaults(run=_run_explain)
+    explain.set_defaults(run=_run_explain, traced=False)  # no spans: tracing would only cost
+
+
+def _add_otel(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    parser.add_argument(
+        "--otel",
+        nargs="?",
+        const="otlp",
+        choices=_OTEL_MODES,
+        default=argparse.SUPPRESS if suppress else None,
+        help="OpenTelemetry spans: 'console' prints each turn's span tree on stderr, 'otlp' "
+        "(the default) sends them to OTEL_EXPORTER_OTLP_ENDPOINT; set, that variable alone "
+        "turns tracing on",
+    )
+
+
+def _otel_mode(argv: list[str]) -> list[str]:
+    """`--otel` followed by a word that is no mode (`agent ask --otel "Weather?"`) is `--otel
+    otlp`: argparse would take the question for the mode."""
+    out: list[str] = []
+    for index, arg in enumerate(argv):
+        out.append(arg)
+        following = argv[index + 1] if index + 1 < len(argv) else "-"
+        if arg == "--otel" and not following.startswith("-") and following not in _OTEL_MODES:
+            out.append("otlp")
+    return out
 
 
 def _add_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -148,7 +177,7 @@ def main(
     )
     try:
         with contextlib.redirect_stdout(io.stdout), contextlib.redirect_stderr(io.stderr):
-            args = build_parser().parse_args(argv)
+            args = build_parser().parse_args(_otel_mode(sys.argv[1:] if argv is None else argv))
     except SystemExit as exit_:  # --help, or a usage error argparse already explained
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     command: Command = args.run
@@ -174,7 +203,7 @@ def _with_settings(args: argparse.Namespace, io: Streams, body: Callable[[Settin
         io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
         return EXIT_USAGE
     with _logging(settings, io):
-        return _guarded(lambda: body(settings), io)
+        return _guarded(lambda: _traced(args, io, body)(settings), io)
 
 
 @contextlib.contextmanager
@@ -266,6 +295,31 @@ def _chat(settings: Settings, io: Streams, mcp: list[McpServer]) -> int:
     from agent.chat import start_chat
 
     return start_chat(settings, io.stdout, io.read, env=io.env, mcp=mcp)
+
+
+def _traced(
+    args: argparse.Namespace, io: Streams, body: Callable[[Settings], int]
+) -> Callable[[Settings], int]:
+    """`body`, traced when asked for (`--otel`, or OTEL_EXPORTER_OTLP_ENDPOINT) and the command
+    has spans to show; OpenTelemetry is imported only then."""
+    if not getattr(args, "traced", True):
+        return body
+
+    def run(settings: Settings) -> int:
+        from agent import otel
+
+        try:
+            session = otel.start(getattr(args, "otel", None), io.env, write=io.stderr.write)
+        except otel.TracingUnavailable as missing:
+            io.stderr.write(f"agent: {missing}.\n")
+            return EXIT_USAGE
+        try:
+            return body(settings)
+        finally:
+            if session is not None:
+                session.close()
+
+    return run
 
 
 def _guarded(command: Callable[[], int], io: Streams) -> int:

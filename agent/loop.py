@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from agent import spans
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation, TurnScope
 from agent.model_call import ModelCaller, ModelUnavailable
@@ -118,6 +119,12 @@ class Turn:
 
     async def run(self, question: str) -> Answer:
         """Answer `question`; never raises for a failure (cancellation still propagates)."""
+        with spans.turn(self._caller.name, question) as span:
+            answer = await self._run(question)
+            spans.turn_done(span, answer)
+            return answer
+
+    async def _run(self, question: str) -> Answer:
         with self._conversation.turn() as scope:
             self._scope = scope
             self._conversation.add_user_text(question)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 
+from agent import spans
 from agent.models import ModelBackend, ModelRequest, Reply, TextSink
 from errors import ErrorAction, classify
 from resilience import (
@@ -111,11 +112,15 @@ class ModelCaller:
     ) -> Reply:
         """One reply, or `ModelUnavailable` once no model is worth asking again."""
         sources = [_source(model, request) for model in self.models]
-        outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
-        timeline.extend(outcome.attempts)
-        if outcome.answered and outcome.value is not None:
-            return outcome.value
-        raise _unavailable(outcome) from outcome.error
+        with spans.chat(self.name, request.max_tokens) as span:
+            outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
+            timeline.extend(outcome.attempts)
+            if outcome.answered and outcome.value is not None:
+                spans.replied(span, outcome.value, outcome.source)
+                return outcome.value
+            unavailable = _unavailable(outcome)
+            span.fail(unavailable.result)
+        raise unavailable from outcome.error
 
     async def aclose(self) -> None:
         """Close every model."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from agent import spans
 from agent.models import ToolCall
 from errors import Action, ErrorAction, classify
 from resilience import Attempt
@@ -97,11 +98,16 @@ class ToolRound:
         return RoundResult([block for block, _ in done], attempts)
 
     async def _one(self, use: ToolCall) -> tuple[ToolResultBlockParam, tuple[Attempt, ...]]:
-        with structlog.contextvars.bound_contextvars(tool_use_id=use.id, tool=use.name[:80]):
+        with (
+            structlog.contextvars.bound_contextvars(tool_use_id=use.id, tool=use.name[:80]),
+            spans.tool(use, known=use.name in self._registry) as span,
+        ):
             key = (use.name, json.dumps(use.input, sort_keys=True, default=str))
             if self._failures[key]:
+                spans.tool_done(span, REPEATED)
                 return self._repeated(use.id, key), ()
             result = await self._dispatch(use.name, use.input)
+            spans.tool_done(span, result)
             return self._settle(use.id, key, result), result.attempts
 
     async def _dispatch(self, name: str, tool_input: object) -> ToolResult:

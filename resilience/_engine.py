@@ -119,18 +119,19 @@ class _Run:
             if not breaker.allow():
                 return self._skipped(source.name, breaker)
             started = self.policy.clock()
-            try:
-                value = await self._attempt(source, info, breaker)
-            except Exception as error:
-                elapsed = self.policy.clock() - started
-                decision = self._failed(source, info, error, elapsed)
-                if not decision.retry:
-                    return self._gave_up(source, error)
-                await self._sleep(decision.wait_s)
-                info = AttemptInfo(info.number + 1, info.number, _timed_out(self.call))
-                continue
-            self.call.succeeded(source.name, info.number, self.policy.clock() - started)
-            return _Answered(value)
+            with self.call.trace.attempt(source.name, info.number):  # a span, if tracing
+                try:
+                    value = await self._attempt(source, info, breaker)
+                except Exception as error:
+                    elapsed = self.policy.clock() - started
+                    decision, failure = self._failed(source, info, error, elapsed), error
+                else:
+                    self.call.succeeded(source.name, info.number, self.policy.clock() - started)
+                    return _Answered(value)
+            if not decision.retry:
+                return self._gave_up(source, failure)
+            await self._sleep(decision.wait_s)
+            info = AttemptInfo(info.number + 1, info.number, _timed_out(self.call))
 
     async def _attempt(self, source: Source[T], info: AttemptInfo, breaker: CircuitBreaker) -> T:
         """One attempt, bounded; the breaker and the budget learn how it went."""

@@ -2,7 +2,8 @@
 
 Every failed attempt is logged exactly once, here, with error-to-action's fields; progress
 (retrying, waiting, falling back) goes to the injected observer. Event names carry the
-caller's kind: `tool.attempt_failed`, `model.attempt_failed`, and so on.
+caller's kind: `tool.attempt_failed`, `model.attempt_failed`, and so on. The same moments go
+to the call's trace (`CallTrace`: no-ops unless tracing is on).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import structlog
 from errors import Action, InvalidInput, NotFound, Verdict, classify, duration
 from resilience._decide import Decision
 from resilience._timeline import Attempt, Observer, Progress, ProgressKind
+from resilience._trace import CallTrace
 
 __all__ = ["Call", "Kind", "Outcome", "retry_phrase"]
 
@@ -61,6 +63,7 @@ class Call:
         self.failure_source: str | None = None
         self.fix: NotFound | InvalidInput | None = None
         self.retry_after_s: float | None = None
+        self.trace = CallTrace.start(caller, subject)
 
     def succeeded(self, source: str, number: int, duration_s: float) -> None:
         """Record an attempt that answered."""
@@ -84,6 +87,7 @@ class Call:
             self.retry_after_s = verdict.hint_s
         fields = self._fields(source, number, verdict)
         log.warning(f"{self.kind}.attempt_failed", **fields, next=decision.reason, wait_s=wait)
+        self.trace.failed(source, number, verdict, decision)
         if decision.retry:
             self._report_retry(source, verdict, decision)
 
@@ -93,22 +97,26 @@ class Call:
         self.failure, self.failure_source = verdict, source
         fields = self._fields(source, 0, verdict)
         log.warning(f"{self.kind}.source_skipped", **fields, cooldown_s=round(cooldown_s, 1))
+        self.trace.skipped(source, verdict, cooldown_s)
         self.notify("skipped", source, f"{source} is paused after repeated failures — skipping")
 
     def circuit_opened(self, source: str, cooldown_s: float) -> None:
         """Log that `source`'s circuit just opened."""
         fields = self._who(source)
         log.warning(f"{self.kind}.circuit_open", **fields, cooldown_s=round(cooldown_s, 1))
+        self.trace.circuit_opened(source, cooldown_s)
 
     def falling_back(self, failed: str, fallback: str) -> None:
         """Log and report the move from a source that could not answer to the next one."""
         log.info(f"{self.kind}.fallback_used", **self._who(fallback), failed_source=failed)
+        self.trace.falling_back(failed, fallback)
         self.notify("falling_back", fallback, f"{failed} could not answer — trying {fallback}")
 
     def outcome(self, value: T | None = None, source: str | None = None) -> Outcome[T]:
         """The call's result; with no source answering and nothing to fix, it gave up."""
         if source is None and self.fix is None:
             self._gave_up()
+        self.trace.ended(source, len(self.attempts), self.retry_after_s)
         return Outcome(
             value,
             source,
@@ -139,6 +147,7 @@ class Call:
         log.warning(
             _GAVE_UP[self.kind], **who, last_source=self.failure_source, error_type=error_type
         )
+        self.trace.gave_up(self.failure_source, error_type)
         if words := _GAVE_UP_WORDS[self.kind]:
             self.notify("degraded", "", words)
 

@@ -6,7 +6,10 @@ For each scenario: the question, the timeline of attempts, what the model was to
 developer log recorded, and the answer; then a summary table. Waits are requested through an
 injected sleep that records them and returns at once, so nothing here really sleeps.
 
-    python scripts/demo.py [--offline] [--scenario NAME ...]
+    python scripts/demo.py [--offline] [--scenario NAME ...] [--otel [console|otlp]]
+
+`--otel console` adds each scenario's OpenTelemetry span tree; `--otel` (or
+OTEL_EXPORTER_OTLP_ENDPOINT) sends the spans to an OTLP/HTTP collector instead.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from rich.text import Text
 from structlog.testing import capture_logs
 from structlog.typing import EventDict
 
+from agent import otel
 from agent.answer import Answer
 from agent.app import make_backends, open_agent
 from agent.console import trace_table
@@ -240,15 +244,25 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--offline", action="store_true", help="never use Claude")
     names = [s.name for s in SCENARIOS]
     parser.add_argument("--scenario", action="append", choices=names, help="run only these")
+    parser.add_argument(
+        "--otel", nargs="?", const="otlp", choices=otel.MODES, help="OpenTelemetry spans"
+    )
     return parser.parse_args(argv)
 
 
-async def run(settings: Settings, chosen: Sequence[Scenario], console: Console) -> list[Outcome]:
-    """Every chosen scenario, shown as it finishes."""
+async def run(
+    settings: Settings, chosen: Sequence[Scenario], console: Console, trees: list[str] | None = None
+) -> list[Outcome]:
+    """Every chosen scenario, shown as it finishes (with its span tree, when `trees` fills)."""
     outcomes = []
     for number, scenario in enumerate(chosen, 1):
         outcome = await run_scenario(scenario, settings)
         show(console, number, outcome)
+        for tree in trees or ():
+            console.print("[bold]Span tree:[/]")
+            console.print(tree.rstrip(), markup=False, highlight=False, soft_wrap=True)
+        if trees:
+            trees.clear()
         outcomes.append(outcome)
     return outcomes
 
@@ -256,12 +270,19 @@ async def run(settings: Settings, chosen: Sequence[Scenario], console: Console) 
 def main(argv: Sequence[str] | None = None, env: dict[str, str] | Any = None) -> int:
     """Run the demo; exit 0 when every scenario produced an answer."""
     args = parse(argv)
-    settings = Settings.from_env(os.environ if env is None else env, offline=args.offline)
+    env = os.environ if env is None else env
+    settings = Settings.from_env(env, offline=args.offline)
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     where = settings.banner or f"Online: Claude ({settings.model}), simulated weather faults."
     console.print(where, style="dim")
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
-    outcomes = asyncio.run(run(settings, chosen, console))
+    trees: list[str] = []
+    tracing = otel.start(args.otel, env, write=trees.append)
+    try:
+        outcomes = asyncio.run(run(settings, chosen, console, trees))
+    finally:
+        if tracing is not None:
+            tracing.close()
     console.print(summary(outcomes))
     return 0 if all(o.answer.answered for o in outcomes) else 1
 
