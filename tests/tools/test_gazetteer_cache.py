@@ -1,0 +1,47 @@
+"""The offline gazetteer's index: built once into the cache folder, then opened read-only."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+LOOKUP = (
+    "from tools.weather import _gazetteer as g;"
+    "print(g.cities_named('Lima')[0].country_code, g.city_by_id(3169070).name)"
+)
+
+
+def _lookup(cache: Path) -> str:
+    env = {**os.environ, "AGENT_CACHE_DIR": str(cache)}
+    done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
+        [sys.executable, "-c", LOOKUP], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_first_lookup_builds_the_index_and_answers(tmp_path: Path) -> None:
+    """The first lookup in a fresh cache folder builds the index file and still answers."""
+    assert _lookup(tmp_path) == "PE Rome"
+    built = list(tmp_path.glob("gazetteer-*.sqlite3"))
+    assert len(built) == 1
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_a_built_index_is_reused(tmp_path: Path) -> None:
+    """A second process opens the index already built instead of building another."""
+    _lookup(tmp_path)
+    (built,) = tmp_path.glob("gazetteer-*.sqlite3")
+    stamp = built.stat().st_mtime_ns
+    assert _lookup(tmp_path) == "PE Rome"
+    assert built.stat().st_mtime_ns == stamp
+
+
+def test_an_unwritable_cache_falls_back_to_memory(tmp_path: Path) -> None:
+    """A cache folder that cannot be made (a file in the way) means an index in memory."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert _lookup(blocker / "cache") == "PE Rome"
+    assert blocker.read_text() == "not a folder"
