@@ -16,7 +16,7 @@ from errors._exceptions import (
 from errors._llm import explain_with_claude
 from errors._phrasing import duration
 from errors._plain import plainness_problems
-from errors._redact import redact
+from errors._redact import redact, register_secret
 from errors._schema import Action, ErrorAction
 
 __all__ = [
@@ -39,4 +39,5 @@ __all__ = [
     "explain_with_claude",
     "plainness_problems",
     "redact",
+    "register_secret",
 ]
