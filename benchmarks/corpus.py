@@ -10,6 +10,9 @@ clear). This module runs every line through the rules and reports:
   `plainness_problems`;
 - **unknown share**: the share that came back `unknown`.
 
+`ratios()` gives the same figures to `scripts/bench.py`, where agreement below 97 % or an
+unknown share above 3 % is a failed check (so `--quick` exits 1).
+
     python -m benchmarks.corpus            # the figures and every miss
 """
 
@@ -22,8 +25,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.harness import REPO
+from benchmarks.ratios import Ratio
 
-__all__ = ["CORPUS_PATH", "Outcome", "Score", "load", "main", "score"]
+__all__ = [
+    "CORPUS_PATH",
+    "MAX_UNKNOWN",
+    "MIN_AGREEMENT",
+    "Outcome",
+    "Score",
+    "load",
+    "main",
+    "ratios",
+    "score",
+]
+
+MIN_AGREEMENT = 0.97  # the bar the tests hold; `--quick` fails below it
+MAX_UNKNOWN = 0.03
 
 CORPUS_PATH = REPO / "tests" / "errors" / "corpus" / "real_world.jsonl"
 
@@ -110,6 +127,34 @@ def score(rows: Sequence[dict[str, object]]) -> Score:
         plain = not plainness_problems(result.user_message)
         outcomes.append(Outcome(row, result.action.value, result.error_type, plain))
     return Score(outcomes)
+
+
+async def ratios() -> list[Ratio]:
+    """The corpus figures as the bench's ratios; below the bar is a failed check."""
+    result = score(load())
+    sources = len({row["source"] for row in (o.row for o in result.outcomes)})
+    details: dict[str, float | str] = {"texts": result.size, "sources": sources}
+    agree, unknown, full = result.action_agreement, result.unknown_share, result.full_pass
+    return [
+        Ratio(
+            "real-world corpus: action agreement",
+            agree * 100,
+            "%",
+            f"≥ {MIN_AGREEMENT:.0%}",
+            agree >= MIN_AGREEMENT,
+            agree >= MIN_AGREEMENT,
+            details,
+        ),
+        Ratio(
+            "real-world corpus: unknown share",
+            unknown * 100,
+            "%",
+            f"≤ {MAX_UNKNOWN:.0%}",
+            unknown <= MAX_UNKNOWN,
+            unknown <= MAX_UNKNOWN,
+        ),
+        Ratio("real-world corpus: full pass", full * 100, "%", "report", None, full > 0.9),
+    ]
 
 
 def main(argv: Sequence[str] = ()) -> int:

@@ -9,6 +9,7 @@ is plain, and the texts the issue names are always placed, with the right action
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections import Counter
@@ -16,6 +17,7 @@ from functools import cache
 
 import pytest
 
+from benchmarks import corpus
 from benchmarks.corpus import CORPUS_PATH, Score, load, score
 from errors import Action, ErrorAction, error_to_action, plainness_problems
 
@@ -205,3 +207,18 @@ def test_every_vocabulary_is_met_by_real_texts() -> None:
             met[name] += bool(found & set(terms))
     assert all(isinstance(t, Term) for terms in modules.values() for t in terms)
     assert all(met[name] > 0 for name in modules), met
+
+
+def test_the_bench_fails_below_the_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench's corpus ratios are failed checks (so `--quick` exits 1) below the bar."""
+    wrong = [dict(row, expect={"action": "skip"}) for row in load()[:20]]
+    monkeypatch.setattr(corpus, "load", lambda: wrong)
+    agreement, unknown, _ = asyncio.run(corpus.ratios())
+    assert agreement.sane is False
+    assert agreement.met is False
+    assert unknown.sane is True
+
+
+def test_the_bench_passes_on_the_corpus() -> None:
+    """On the corpus as it is, every corpus ratio meets its aim and passes its check."""
+    assert all(ratio.sane for ratio in asyncio.run(corpus.ratios()))
