@@ -96,7 +96,15 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "and writes one error-to-action object per line on stdout.",
     )
     _add_options(explain, suppress=True)
-    explain.add_argument("--llm", action="store_true", help="ask Claude, falling back to the rules")
+    explain.add_argument(
+        "--llm",
+        nargs="?",
+        const="always",
+        choices=["always", "auto"],
+        default=None,
+        help="ask Claude about every line (falling back to the rules); with 'auto', only "
+        "about the lines the rules cannot place",
+    )
     explain.set_defaults(run=_run_explain, traced=False)  # no spans: tracing would only cost
 
 

@@ -1,11 +1,19 @@
 """`agent explain-error`: error-to-action on its own, JSON lines in, JSON lines out.
 
-Each input line is `{error, operation, user_context, retry_count}`; each valid line gets one
-result object on stdout, in order. An invalid line gets a message naming its line number on
-stderr and nothing on stdout; processing continues and the exit status is 1. This path must
-stay light: it imports the anthropic SDK only for `--llm`, and then builds its client with
-`agent.models.claude.new_client` (a bounded timeout, the SDK's retries off). Offline settings
-(`--offline`, `AGENT_OFFLINE`, no key) turn `--llm` into the rules, said once on stderr.
+Each input line is `{error, operation, user_context, retry_count}`; each line gets one result
+object on stdout, in order, with exactly the six fields. Every input gets an answer: an empty
+(or null) error is explained as an error that says nothing (`str(TimeoutError())` is empty),
+and a line that is not a JSON object — a raw log line — is taken as the error text itself. A
+line that cannot be an input (a JSON object without `error`, a line that starts like a JSON
+object but is broken, bytes that are not UTF-8) gets one plain message naming its line
+number on stderr and nothing on stdout; processing continues and the exit status is 1.
+
+This path must stay light: it imports the anthropic SDK only for `--llm`, and then builds its
+client with `agent.models.claude.new_client` (a bounded timeout, the SDK's retries off).
+`--llm` asks Claude about every line; `--llm auto` asks the rules first and Claude only about
+the lines they cannot place, and says on stderr how many went to Claude and how often its
+answer was kept. Offline settings (`--offline`, `AGENT_OFFLINE`, no key) turn `--llm` into
+the rules, said once on stderr.
 """
 
 from __future__ import annotations
@@ -14,20 +22,21 @@ import asyncio
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from errors import ErrorAction, error_to_action, explain_with_claude
+from errors import ErrorAction, classify_with_fallback_model, error_to_action, explain_with_claude
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
     from agent.settings import Settings
 
-__all__ = ["ExplainRequest", "explain_lines", "explain_lines_llm", "run"]
+__all__ = ["ExplainRequest", "LlmMode", "explain_lines", "explain_lines_llm", "run"]
 
 LLM_BATCH = 8  # Claude calls in flight at once with --llm
+LlmMode = Literal["always", "auto"]
 
 
 class ExplainRequest(BaseModel):
@@ -35,7 +44,7 @@ class ExplainRequest(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    error: str = Field(min_length=1)
+    error: str
     operation: str = ""
     user_context: str = ""
     retry_count: int = Field(default=0, ge=0, strict=True)
@@ -43,7 +52,9 @@ class ExplainRequest(BaseModel):
     @field_validator("error", mode="before")
     @classmethod
     def _error_as_text(cls, value: object) -> object:
-        """A failure response given as a JSON object is explained as its text."""
+        """A failure response given as a JSON object is explained as its text; null as empty."""
+        if value is None:
+            return ""
         return json.dumps(value) if isinstance(value, dict | list) else value
 
 
@@ -57,17 +68,32 @@ class Line:
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[Line]:
-    """Number and validate the input lines, skipping blank ones."""
+    """Number and read the input lines, skipping blank ones."""
     for number, raw in enumerate(lines, start=1):
         if raw.strip():
             yield _parse(number, raw)
 
 
 def _parse(number: int, raw: str) -> Line:
+    if _has_undecodable_bytes(raw):
+        return Line(number, problem="not UTF-8 text")
     try:
         return Line(number, ExplainRequest.model_validate_json(raw))
     except ValidationError as exc:
+        if _is_text(raw, exc):
+            return Line(number, ExplainRequest(error=raw.strip()))
         return Line(number, problem=_describe(exc))
+
+
+def _has_undecodable_bytes(raw: str) -> bool:
+    """Bytes that were not UTF-8, decoded with `surrogateescape`, are lone surrogates."""
+    return any("\udc80" <= char <= "\udcff" for char in raw)
+
+
+def _is_text(raw: str, exc: ValidationError) -> bool:
+    """A line that is not JSON and does not start like a JSON object is an error's text."""
+    first = exc.errors(include_url=False)[0]["type"]
+    return first == "json_invalid" and not raw.lstrip().startswith('{"')
 
 
 def _describe(exc: ValidationError) -> str:
@@ -81,7 +107,7 @@ def _describe(exc: ValidationError) -> str:
 
 
 def explain_lines(lines: Iterable[str], out: IO[str], err: IO[str]) -> bool:
-    """Explain each line with the rules; True when every line was valid."""
+    """Explain each line with the rules; True when every line could be read."""
     ok = True
     for line in parse_lines(lines):
         if line.request is None:
@@ -103,15 +129,32 @@ def _complain(err: IO[str], line: Line) -> bool:
 
 
 def run(
-    settings: Settings, stdin: IO[str], stdout: IO[str], stderr: IO[str], *, llm: bool = False
+    settings: Settings,
+    stdin: IO[str],
+    stdout: IO[str],
+    stderr: IO[str],
+    *,
+    llm: bool | LlmMode | None = False,
 ) -> int:
-    """The subcommand: 0 when every line was handled, 1 when any line was not."""
-    if llm and (key := settings.claude_key) is not None:
-        return asyncio.run(_run_llm(settings, key, stdin, stdout, stderr))
-    if llm:
+    """The subcommand: 0 when every line was handled, 1 when any line was not.
+
+    `llm`: False/None, the rules; True or "always", Claude for every line; "auto", the rules
+    first and Claude for what they cannot place."""
+    _tolerate_bad_bytes(stdin)
+    mode: LlmMode | None = "always" if llm is True else (llm or None)
+    if mode and (key := settings.claude_key) is not None:
+        return asyncio.run(_run_llm(settings, key, mode, stdin, stdout, stderr))
+    if mode:
         why = _why_offline(settings)
         stderr.write(f"explain-error: --llm needs Claude, but {why}; using the rules instead.\n")
     return 0 if explain_lines(stdin, stdout, stderr) else 1
+
+
+def _tolerate_bad_bytes(stdin: IO[str]) -> None:
+    """Read bytes that are not UTF-8 as markers (lone surrogates), not as a crash."""
+    reconfigure = getattr(stdin, "reconfigure", None)
+    if callable(reconfigure):
+        reconfigure(errors="surrogateescape")
 
 
 def _why_offline(settings: Settings) -> str:
@@ -120,10 +163,14 @@ def _why_offline(settings: Settings) -> str:
     return "--offline or AGENT_OFFLINE is set"
 
 
-async def _run_llm(settings: Settings, key: str, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+async def _run_llm(
+    settings: Settings, key: str, mode: LlmMode, stdin: IO[str], out: IO[str], err: IO[str]
+) -> int:
     from agent.models.claude import new_client  # heavy (the SDK): only for --llm
 
     async with new_client(api_key=key, base_url=settings.base_url) as client:
+        if mode == "auto":
+            return await explain_lines_auto(client, settings.model, stdin, out, err)
         return await explain_lines_llm(client, settings.model, stdin, out, err)
 
 
@@ -150,3 +197,25 @@ async def _one_llm(client: AsyncAnthropic, model: str, line: Line) -> ErrorActio
     return await explain_with_claude(
         client, model, r.error, r.operation, r.user_context, r.retry_count
     )
+
+
+async def explain_lines_auto(
+    client: AsyncAnthropic, model: str, lines: Iterable[str], out: IO[str], err: IO[str]
+) -> int:
+    """The rules for every line, Claude only for those they cannot place; in input order."""
+    ok, asked, kept, answered = True, 0, 0, 0
+    for line in parse_lines(lines):
+        if (r := line.request) is None:
+            ok = _complain(err, line)
+            continue
+        assisted = await classify_with_fallback_model(
+            client, model, r.error, r.operation, r.user_context, r.retry_count
+        )
+        out.write(assisted.result.to_json() + "\n")
+        answered, asked, kept = answered + 1, asked + assisted.asked, kept + assisted.kept
+    share = asked / answered if answered else 0.0
+    err.write(
+        f"explain-error: {asked} of {answered} lines ({share:.0%}) went to Claude; "
+        f"its answer was kept for {kept}.\n"
+    )
+    return 0 if ok else 1

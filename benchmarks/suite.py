@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
-from benchmarks import ratios, throughput
+from benchmarks import corpus, ratios, throughput
 from benchmarks.contenders import all_contenders
 from benchmarks.harness import Contender, FaultServerProcess, Run, run_one
 from benchmarks.ratios import Ratio
@@ -155,6 +155,8 @@ async def _parts(server: FaultServerProcess, contenders: list[Contender], result
         measured = await _guarded(name, part, results)
         if measured is not None:
             results.ratios.append(measured)
+    scored = await _guarded("real-world corpus", corpus.ratios, results)
+    results.ratios.extend(scored or [])
     agent = next((c for c in contenders if c.name == AGENT), None)
     if agent is not None and config.soak_questions > 0:
         soak_part = partial(soak, server, agent, config.soak_questions, seed=config.seed)

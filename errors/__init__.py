@@ -1,4 +1,9 @@
-"""error-to-action: turn any failure into what it means and what happens next."""
+"""error-to-action: turn any failure into what it means and what happens next.
+
+`classify` (and `error_to_action`, its six fields) answer with the rules; the Claude-backed
+variants (`explain_with_claude`, `classify_with_fallback_model`) ask the model and check its
+answer against the same schema and policy. `register_secret` adds a value `redact` masks.
+"""
 
 from errors._classify import Verdict, classify, error_to_action
 from errors._exceptions import (
@@ -7,26 +12,29 @@ from errors._exceptions import (
     DeadlineExceeded,
     InvalidInput,
     NotFound,
+    OwnFault,
     ResponseTooLarge,
     SourceSkipped,
     ToolError,
     UpstreamError,
     UpstreamStatus,
 )
-from errors._llm import explain_with_claude
+from errors._llm import Assisted, classify_with_fallback_model, explain_with_claude
 from errors._phrasing import duration
 from errors._plain import plainness_problems
-from errors._redact import redact
+from errors._redact import redact, register_secret
 from errors._schema import Action, ErrorAction
 
 __all__ = [
     "Action",
+    "Assisted",
     "BadSetting",
     "BadUpstreamData",
     "DeadlineExceeded",
     "ErrorAction",
     "InvalidInput",
     "NotFound",
+    "OwnFault",
     "ResponseTooLarge",
     "SourceSkipped",
     "ToolError",
@@ -34,9 +42,11 @@ __all__ = [
     "UpstreamStatus",
     "Verdict",
     "classify",
+    "classify_with_fallback_model",
     "duration",
     "error_to_action",
     "explain_with_claude",
     "plainness_problems",
     "redact",
+    "register_secret",
 ]

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
-from errors._facts import Facts, clean_text, facts_from
+from errors._facts import Facts, clean_text
+from errors._facts_from import facts_from
 from errors._phrasing import action_detail, developer_note, user_message
 from errors._retry_after import MAX_WAIT_S, clamp_wait
 from errors._rules import Rule, rule_for
 from errors._schema import Action, ErrorAction
+from errors._subject import subject_from
 
 __all__ = ["Verdict", "classify", "error_to_action"]
 
+_MAX_OPERATION = 300  # longer operations are cut before anything reads them
 # Whatever the kind, a third attempt is the last: the skill's "not retryable after 2 retries".
 MAX_RETRIES = 2
 
@@ -34,7 +37,9 @@ class Verdict:
 
     @property
     def hint_s(self) -> float | None:
-        """The server's own Retry-After, unclamped."""
+        """When it may be tried again, in seconds, unclamped: the server's Retry-After, a wait
+        its words ask for, or the time until the period of a spent quota turns ("tomorrow":
+        the next UTC midnight). A circuit breaker may stay open that long."""
         return self.facts.hint_s
 
     @property
@@ -58,14 +63,15 @@ def classify(
     a longer Retry-After is reported, not slept, and the words say so.
     """
     retry_count = max(0, retry_count)
-    context = clean_text(f"{operation[:300]} {user_context[:300]}")
-    facts = replace(facts_from(error, now), context=context)
+    operation = clean_text(operation[:_MAX_OPERATION])  # cut, tidied and redacted, once
+    context = f"{operation} {clean_text(user_context[:300])}" if user_context else operation
+    facts = facts_from(error, now, context)
     rule = rule_for(facts)
     action = _bounded(rule, retry_count)
     wait = _wait(facts, action, max_wait_s)
     result = ErrorAction(
         error_type=rule.error_type,
-        user_message=user_message(rule, facts, operation, action, wait),
+        user_message=user_message(rule, facts, subject_from(operation), action, wait),
         action=action,
         action_detail=action_detail(rule, facts, action, wait),
         retryable=action.retries,

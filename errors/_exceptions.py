@@ -10,7 +10,8 @@ Tools raise these; error-to-action classifies them like any foreign error. The t
     │   └── SourceSkipped        its circuit breaker is open: not called at all
     ├── NotFound                 the thing asked for does not exist: fix the input
     ├── InvalidInput             the caller's input is wrong: fix the input, never sent upstream
-    └── DeadlineExceeded         the whole call ran out of time: stop, answer without it
+    ├── DeadlineExceeded         the whole call ran out of time: stop, answer without it
+    └── OwnFault                 the app's own doing (a request it built, refused): escalate
 
     BadSetting (a ValueError)    a setting from the environment is unusable: a usage error at
                                  start-up, named but never echoed (it may hold a key)
@@ -29,6 +30,7 @@ __all__ = [
     "DeadlineExceeded",
     "InvalidInput",
     "NotFound",
+    "OwnFault",
     "ResponseTooLarge",
     "SourceSkipped",
     "ToolError",
@@ -99,6 +101,11 @@ class InvalidInput(ToolError):
 
 class DeadlineExceeded(ToolError):
     """The whole call's time budget ran out."""
+
+
+class OwnFault(ToolError):
+    """A failure only the app's developers can fix, such as a request the app built that an
+    upstream refused: no retry, no input to correct; another source may still answer."""
 
 
 class BadSetting(ValueError):

@@ -1,21 +1,23 @@
 """Words: one plain sentence for the user, a step for the caller, facts for the developer.
 
-Nothing from an upstream body reaches `user_message` or `action_detail`: they are built only
-from the operation, our own structured facts and each rule's fixed wording. A sentence that
-still fails the plainness check falls back to the rule's own words about "that request".
+Nothing from an upstream body reaches `user_message` or `action_detail`: they are built from
+the operation (ours, kept as written: `errors._subject`), our own structured facts (a field
+name that looks like one, a place, a period, a wait) and each rule's fixed wording. A
+sentence that still fails the plainness check falls back to the rule's own words about "that
+request".
 """
 
 from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 
-from errors._facts import Facts, clean_text
+from errors._facts import Facts, Period, clean_text
 from errors._plain import plainness_problems
 from errors._redact import redact
 from errors._rules import LATER, Rule
 from errors._schema import Action
+from errors._subject import FALLBACK_SUBJECT, subject_of
 
 __all__ = [
     "action_detail",
@@ -27,20 +29,12 @@ __all__ = [
     "user_message",
 ]
 
-_MAX_OPERATION = 300  # longer operations are cut before any pattern runs on them
-_MAX_SUBJECT = 60
 _MAX_MESSAGE = 230
-_FALLBACK_SUBJECT = "That request"
 
 _TECHNICAL = re.compile(
     r"\w+://[^\s]{0,200}|[^\s]{0,80}[_/\\=<>{}\[\]()@#$%^*|`~][^\s]{0,80}|\[redacted\]"
     r"|\b[1-5]\d\d\b|\b\w{0,40}(?:Error|Exception|Traceback)\b"
 )
-_VAGUE = re.compile(
-    r"(?i)\b(?:an? )?(?:unexpected |unknown )?error (?:has )?occurred(?: while)?"
-    r"|something went wrong(?: (?:in|with|while))?"
-)
-_CUT_AT = re.compile(r"\s+(?:from|via|using|through|against)\s+.*$", re.IGNORECASE)
 _NOT_WORDS = re.compile(r"[^\w\s,'’&+-]")
 
 
@@ -59,15 +53,6 @@ def tidy(text: str, limit: int) -> str:
     return _shorten(words, limit)
 
 
-@lru_cache(maxsize=1024)
-def subject_of(operation: str) -> str:
-    """The operation as a short phrase to start a sentence: "Fetching billing data"."""
-    text = _VAGUE.sub(" ", redact(operation[:_MAX_OPERATION]))
-    text = _CUT_AT.sub("", _NOT_WORDS.sub(" ", _TECHNICAL.sub(" ", text)))
-    words = _shorten(" ".join(text.split()), _MAX_SUBJECT).strip(" ,'’&+-")
-    return words[:1].upper() + words[1:] if words else _FALLBACK_SUBJECT
-
-
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
 
@@ -82,14 +67,13 @@ def duration(seconds: float) -> str:
     return "1 second" if whole == 1 else f"{whole} seconds"
 
 
-def user_message(
-    rule: Rule, facts: Facts, operation: str, action: Action, wait: float | None
-) -> str:
-    """One plain sentence: what failed (by name) and what happens next."""
-    sentence = _sentence(rule, facts, subject_of(operation), action, wait)
+def user_message(rule: Rule, facts: Facts, subject: str, action: Action, wait: float | None) -> str:
+    """One plain sentence: what failed (`subject`, the operation as a phrase) and what happens
+    next."""
+    sentence = _sentence(rule, facts, subject, action, wait)
     if len(sentence) <= _MAX_MESSAGE and not plainness_problems(sentence):
         return sentence
-    return rule.sentence.replace("{subject}", _FALLBACK_SUBJECT)
+    return rule.sentence.replace("{subject}", FALLBACK_SUBJECT)
 
 
 def _sentence(rule: Rule, facts: Facts, subject: str, action: Action, wait: float | None) -> str:
@@ -97,18 +81,32 @@ def _sentence(rule: Rule, facts: Facts, subject: str, action: Action, wait: floa
         return f"{subject} still isn't working after retrying, so it's stopped for now; {LATER}."
     if rule.action is Action.WAIT:
         return _wait_sentence(rule, subject, facts.hint_s, wait)
+    if rule.error_type == "quota_exhausted" and facts.period in _PERIOD_WORDS:
+        return _period_sentence(subject, facts.period)
     if rule.error_type == "not_found" and facts.subject is not None:
         return (
             f"{subject} stopped because no {phrase(facts.what or 'match', 20)} called "
             f"“{phrase(facts.subject, 40)}” could be found; check the spelling and try again."
         )
-    if rule.error_type == "invalid_input" and facts.field:
+    if rule.error_type in _NAMES_THE_FIELD and facts.field:
         return (
             f"{subject} couldn't start because the {phrase(facts.field, 40)} "
             f"{tidy(facts.problem or 'is not valid', 60)}; "
             f"{tidy(facts.fix or 'change it and try again', 100)}."
         )
     return rule.sentence.replace("{subject}", subject)
+
+
+_NAMES_THE_FIELD = frozenset({"invalid_input", "invalid_request"})
+_PERIOD_WORDS = {
+    Period.DAY: ("daily", "tomorrow"),
+    Period.MONTH: ("monthly", "next month, or ask the account owner to raise it"),
+}
+
+
+def _period_sentence(subject: str, period: Period | None) -> str:
+    adjective, when = _PERIOD_WORDS[period or Period.DAY]
+    return f"{subject} has reached the service's {adjective} usage limit; please try again {when}."
 
 
 def _wait_sentence(rule: Rule, subject: str, hint: float | None, wait: float | None) -> str:
@@ -136,7 +134,9 @@ def action_detail(rule: Rule, facts: Facts, action: Action, wait: float | None) 
                 f"{duration(wait)} cap: do not sleep; use a fallback or report the wait."
             )
         return f"Wait {duration(wait)} per Retry-After, then retry the same request unchanged."
-    if rule.error_type == "invalid_input" and facts.field and facts.fix:
+    if rule.error_type == "quota_exhausted" and facts.hint_s is not None and facts.period:
+        return f"Do not retry. The limit resets in about {duration(facts.hint_s)}."
+    if rule.error_type in _NAMES_THE_FIELD and facts.field and facts.fix:
         return (
             f"Correct the {phrase(facts.field, 40)} ({tidy(facts.fix, 100)}) and call "
             "again; never resend it unchanged."
@@ -150,22 +150,30 @@ _MAX_NOTE = 400
 
 
 def developer_note(facts: Facts, rule: Rule, operation: str, retry_count: int) -> str:
-    """The technical facts for the log: status, type, reason, hint, retry count, request id."""
-    hint = f"Retry-After: {facts.hint_s:.3g}s" if facts.hint_s is not None else None
-    parts = [
-        operation and f"op={clean_text(operation[:_MAX_OPERATION])[:80]!r}",
-        " ".join(p for p in (facts.source, str(facts.status or ""), facts.upstream_type) if p),
-        facts.exception,
-        hint,
-        f"class={rule.error_type} retry_count={retry_count}",
-        facts.request_id and f"request_id={clean_text(facts.request_id)[:64]}",
-        facts.text and f"reason: {facts.text[:200].rstrip('.')}",
-    ]
-    return _fit(". ".join(p for p in parts if p), _MAX_NOTE)
+    """The technical facts for the log: status, type, reason, hint, retry count, request id.
+    `operation` is already cleaned (cut, tidied, redacted)."""
+    parts = [f"op={operation[:80]!r}"] if operation else []
+    said = [p for p in (facts.source, facts.status and str(facts.status), facts.upstream_type) if p]
+    if said:
+        parts.append(" ".join(said))
+    if facts.exception:
+        parts.append(facts.exception)
+    if facts.hint_s is not None:
+        parts.append(f"Retry-After: {facts.hint_s:.3g}s")
+    parts.append(f"class={rule.error_type} retry_count={retry_count}")
+    if facts.request_id:
+        parts.append(f"request_id={clean_text(facts.request_id)[:64]}")
+    if facts.text:
+        parts.append(f"reason: {facts.text[:200].rstrip('.')}")
+    return _fit(". ".join(parts), _MAX_NOTE)
 
 
 def _fit(text: str, limit: int) -> str:
     """`text` cut so that even its JSON-escaped form stays within `limit` characters."""
-    while len(json.dumps(text, ensure_ascii=False)) - 2 > limit:
-        text = text[: len(text) - max(1, len(json.dumps(text, ensure_ascii=False)) - 2 - limit)]
+    if len(text) + text.count('"') + text.count("\\") <= limit and text.isprintable():
+        return text  # printable text escapes only quotes and backslashes, one character each
+    over = len(json.dumps(text, ensure_ascii=False)) - 2 - limit
+    while over > 0:
+        text = text[: len(text) - over]
+        over = len(json.dumps(text, ensure_ascii=False)) - 2 - limit
     return text

@@ -1,40 +1,129 @@
-"""Secret redaction for anything written to a log, a terminal or a model."""
+"""Secret redaction for anything written to a log, a terminal or a model.
+
+Two ways a secret is found: by *pattern* (a well-known key prefix, an Authorization header, a
+password in a URL, a key-ish header, JSON key or query parameter such as `api_key=`,
+`appid=`, `access_token=`, `sig=`) and by *value* (`register_secret`: the program's own keys,
+masked wherever they appear, also in their URL-encoded forms). Each pattern keeps its label
+and masks what follows it. The patterns run once, case-sensitively, over the lower-cased
+text, and the spans they find are masked in the original.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from urllib.parse import quote, quote_plus
 
-__all__ = ["redact"]
+__all__ = ["MIN_SECRET_LENGTH", "redact", "register_secret"]
 
 _MASK = "[redacted]"
+MIN_SECRET_LENGTH = 6  # shorter values would mask ordinary words and numbers
 
-# Each pattern keeps its label (group 1) and masks the secret after it.
-_PATTERNS = (
+_KEYISH = (
+    r"x-api-key|api[_-]?key|app[_-]?key|app[_-]?id|access[_-]?key|private[_-]?key"
+    r"|access[_-]?token|refresh[_-]?token|id[_-]?token|client[_-]?secret|token|secret"
+    r"|password|passwd|pwd|auth|key|sig|signature|session[_-]?id|credentials?"
+)
+# Over lower-cased text: (trigger, pattern). A pattern runs only when its trigger occurs
+# (a few substrings, or a cheap pattern); each alternative is (label)(secret), and the label
+# is kept.
+_PATTERNS: tuple[tuple[tuple[str, ...] | str, str], ...] = (
     # Keys with a well-known prefix: Anthropic/OpenAI "sk-…", Stripe "sk_live_…"/"rk_test_…",
     # GitHub "ghp_…"/"github_pat_…", Slack "xox?-…", AWS access key ids.
-    re.compile(
-        r"()\b(?:sk-[A-Za-z0-9_\-]{8,}|[sr]k_(?:live|test)_[A-Za-z0-9]{8,}"
-        r"|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_\w{20,}|xox[abprs]-[A-Za-z0-9\-]{8,}"
-        r"|AKIA[0-9A-Z]{16})"
+    (
+        "sk-|k_live_|k_test_|gh[pousr]_|github_pat_|xox[abprs]-|akia",  # cheaper: `_prefixed`
+        r"()\b(?:sk-[a-z0-9_\-]{8,}|[sr]k_(?:live|test)_[a-z0-9]{8,}"
+        r"|gh[pousr]_[a-z0-9]{16,}|github_pat_\w{20,}|xox[abprs]-[a-z0-9\-]{8,}"
+        r"|akia[0-9a-z]{16})",
     ),
     # Authorization headers, whatever the scheme, and bare bearer/basic credentials.
-    re.compile(
-        r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)?\s*)[^\s\"',;]{6,}"
+    (
+        ("authorization",),
+        r"(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)?\s*)[^\s\"',;]{6,}",
     ),
-    re.compile(r"(?i)(\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/=\-]{8,}"),
+    (("bearer", "basic"), r"(\b(?:bearer|basic)\s+)[a-z0-9._~+/=\-]{8,}"),
     # A password in a URL's user part: scheme://user:password@host.
-    re.compile(r"(://[^/\s:@]{1,64}:)[^@\s/]{1,128}(?=@)"),
-    # Header- and query-style secrets: "x-api-key: …", "api_key=…", "token=…", JSON "password".
-    re.compile(
-        r"(?i)((?:x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|client[_-]?secret"
-        r"|token|secret|password|passwd|key|sig|signature)[\"']?\s*[:=]\s*[\"']?)"
-        r"[^\s&\"',;}]{3,}"
+    (("://",), r"(://[^/\s:@]{1,64}:)[^@\s/]{1,128}(?=@)"),
+    # Header-, JSON- and query-style secrets: "x-api-key: …", "appid=…", '"password": "…"'.
+    (
+        r"(?:key|token|secret|pass|pwd|sig|auth|cred|session|app[_-]?id)\w{0,8}[\"']?\s*[:=]",
+        rf"((?:{_KEYISH})[\"']?\s*[:=]\s*[\"']?)[^\s&\"',;}}]{{3,}}",
     ),
 )
 
 
+def _prefixed(text: str) -> bool:
+    """Whether `text` may hold a key with a well-known prefix (cheap: few substring tests)."""
+    if "sk-" in text or "akia" in text or "xox" in text:
+        return True
+    return "_" in text and ("k_live_" in text or "k_test_" in text or "gh" in text)
+
+
+def _gate(trigger: tuple[str, ...] | str) -> Callable[[str], bool]:
+    """A cheap test for a trigger: substrings, or a pattern."""
+    if isinstance(trigger, str):
+        found = re.compile(trigger).search
+        return lambda text: found(text) is not None
+    return lambda text: any(map(text.__contains__, trigger))
+
+
+_GATED = (
+    (_prefixed, re.compile(_PATTERNS[0][1])),
+    *((_gate(trigger), re.compile(pattern)) for trigger, pattern in _PATTERNS[1:]),
+)
+_ANY_CASE = re.compile("|".join(pattern for _, pattern in _PATTERNS), re.IGNORECASE)
+
+_registered: set[str] = set()
+_by_value: re.Pattern[str] | None = None
+
+
+def register_secret(value: str) -> None:
+    """Mask `value` (and its URL-encoded forms) wherever it appears from now on.
+
+    Values shorter than `MIN_SECRET_LENGTH` are ignored: they would mask ordinary text.
+    """
+    global _by_value
+    value = value.strip()
+    if len(value) < MIN_SECRET_LENGTH or value in _registered:
+        return
+    _registered.add(value)
+    forms = {form for secret in _registered for form in _forms(secret)}
+    ordered = sorted(forms, key=len, reverse=True)  # longest first: no partial masks
+    _by_value = re.compile("|".join(re.escape(form) for form in ordered))
+
+
+def _forms(secret: str) -> tuple[str, ...]:
+    return (secret, quote(secret, safe=""), quote_plus(secret, safe=""))
+
+
 def redact(text: str) -> str:
-    """`text` with API keys, bearer tokens, URL passwords and `key=`/`token=` values masked."""
-    for pattern in _PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + _MASK, text)
-    return text
+    """`text` with registered secrets, API keys, bearer tokens, URL passwords and key-ish
+    header, JSON and query values masked."""
+    if _by_value is not None:
+        text = _by_value.sub(_MASK, text)
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lower case is longer: match any case
+        return _ANY_CASE.sub(_keep_label, text)
+    spans = _secret_spans(lowered)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end in sorted(spans):
+        if start >= last:
+            pieces += (text[last:start], _MASK)
+            last = end
+    return "".join((*pieces, text[last:]))
+
+
+def _secret_spans(lowered: str) -> list[tuple[int, int]]:
+    """(start, end) of every secret the patterns find: the part after each label."""
+    spans = []
+    for triggered, pattern in _GATED:
+        if triggered(lowered):
+            spans += [(m.end(1), m.end()) for m in pattern.finditer(lowered)]
+    return spans
+
+
+def _keep_label(match: re.Match[str]) -> str:
+    return (match.group(match.lastindex) if match.lastindex else "") + _MASK

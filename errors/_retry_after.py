@@ -1,22 +1,49 @@
-"""Retry-After: read the server's hint, then clamp it to a wait worth taking."""
+"""When to try again: the server's hint, from headers or from the words of an error.
+
+Headers: `retry-after-ms`, then `Retry-After` (seconds or an HTTP date). Text: a "Retry-After:"
+line, a JSON `retry_after` (Slack, Telegram), "retry after N [seconds]" (Telegram, Azure),
+"try again in 18.642s" / "retry in 6ms" (OpenAI, Gemini), "try again in one minute" / "in the
+next hour" (Open-Meteo) and "try again tomorrow" (the next UTC midnight). A period the error
+names ("per day") gives the time until that period turns. Then `clamp_wait` turns a hint into
+a wait worth taking.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
-__all__ = ["MAX_WAIT_S", "MIN_WAIT_S", "clamp_wait", "hint_from_headers", "hint_from_text"]
+from errors._facts import Period
+
+__all__ = [
+    "MAX_WAIT_S",
+    "MIN_WAIT_S",
+    "clamp_wait",
+    "hint_from_headers",
+    "hint_from_text",
+    "until_period_ends",
+]
 
 # A hint of 0 (or a date already past) must not become a hot loop of instant retries.
 MIN_WAIT_S = 1.0
 # A hint of an hour must not become an hour of sleep; past this the caller should give up.
 MAX_WAIT_S = 60.0
 
-_TEXT_HINT = re.compile(
+_HEADER_HINT = re.compile(
     r"(?i)\bretry-after(-ms)?\s*[:=]\s*(\d+(?:\.\d+)?|[A-Z][a-z]{2},[^\n]{10,30}?GMT)"
 )
+_WORD_HINT = re.compile(
+    r"(?i)retry_?after[\"']?\s*[:=]\s*(\d+(?:\.\d+)?)()"
+    r"|(?:retry after|try again in|retry in)\s+(\d+(?:\.\d+)?)\s*"
+    r"(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?\b"
+)
+_WORD_PERIOD = re.compile(
+    r"(?i)(?:try again|retry) (?:in|within) (?:a|an|one) (minute|hour)\b"
+    r"|(?:in|within) the next (hour|minute)\b|try again (tomorrow)\b"
+)
+_TRIGGERS = ("retry", "again", "tomorrow")
 
 
 def hint_from_headers(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
@@ -29,14 +56,68 @@ def hint_from_headers(headers: Mapping[str, str], now: datetime | None = None) -
 
 
 def hint_from_text(text: str, now: datetime | None = None) -> float | None:
-    """The same hint, found in a raw error string such as "429 … Retry-After: 30"."""
-    match = _TEXT_HINT.search(text)
+    """The same hint, found in the words of an error: "429 … Retry-After: 30", "retry after 34",
+    "Please try again in 9.816s", "try again tomorrow"."""
+    lowered = text.lower()
+    if not any(trigger in lowered for trigger in _TRIGGERS):
+        return None
+    for hint in (_header_hint(text, now), _word_hint(text)):
+        if hint is not None:
+            return hint
+    return _period_hint(text, now)
+
+
+def _header_hint(text: str, now: datetime | None) -> float | None:
+    match = _HEADER_HINT.search(text)
     if match is None:
         return None
     if match.group(1):
         ms = _number(match.group(2))
         return None if ms is None else ms / 1000
     return _seconds(match.group(2), now)
+
+
+def _word_hint(text: str) -> float | None:
+    match = _WORD_HINT.search(text)
+    if match is None:
+        return None
+    value, _, number, unit = match.groups()
+    seconds = _number(value or number)
+    return None if seconds is None else seconds * _scale(unit or "s")
+
+
+def _scale(unit: str) -> float:
+    """Seconds in one `unit` ("ms", "s", "seconds", "min", "hours")."""
+    unit = unit.lower()
+    if unit == "ms" or unit.startswith("milli"):
+        return 0.001
+    return {"m": 60.0, "h": 3600.0}.get(unit[0], 1.0)
+
+
+def _period_hint(text: str, now: datetime | None) -> float | None:
+    match = _WORD_PERIOD.search(text)
+    if match is None:
+        return None
+    word = next(group for group in match.groups() if group).lower()
+    return until_period_ends(Period.DAY if word == "tomorrow" else Period(word), now)
+
+
+def until_period_ends(period: Period, now: datetime | None = None) -> float:
+    """Seconds until a `period` counted in UTC turns (a minute and a second are rolling)."""
+    now = (now or datetime.now(UTC)).astimezone(UTC)
+    if period is Period.SECOND:
+        return 1.0
+    if period is Period.MINUTE:
+        return 60.0
+    if period is Period.HOUR:
+        turn = now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    elif period is Period.DAY:
+        turn = now.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    else:
+        turn = (now.replace(day=28) + timedelta(days=4)).replace(
+            day=1, hour=0, minute=0, second=0, microsecond=0
+        )
+    return (turn - now).total_seconds()
 
 
 def clamp_wait(hint: float, cap: float = MAX_WAIT_S) -> float:

@@ -47,7 +47,7 @@ class ErrorAction(BaseModel):
         return self.model_dump_json()
 
     def log_fields(self) -> dict[str, str | bool]:
-        """The fields every failure's log event carries (DESIGN: "Log events")."""
+        """The fields every failure's log event carries: never the user message, never the body."""
         return {
             "error_type": self.error_type,
             "action": self.action.value,

@@ -14,7 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import structlog
 
-from errors import Action, InvalidInput, NotFound, Verdict, classify, duration
+from errors import Action, InvalidInput, NotFound, OwnFault, Verdict, classify, duration
 from resilience._decide import Decision
 from resilience._timeline import Attempt, Observer, Progress, ProgressKind
 from resilience._trace import CallTrace
@@ -136,7 +136,8 @@ class Call:
         try:
             self.observer(Progress(kind, self.caller, source, message, wait_s))
         except Exception as exc:  # a display problem must not cost the answer
-            result = classify(exc, "showing progress").result
+            fault = OwnFault(f"the progress observer raised {type(exc).__name__}: {exc}")
+            result = classify(fault, "showing progress").result
             log.error(f"{self.kind}.observer_failed", **self._who(source), **result.log_fields())
 
     def _gave_up(self) -> None:

@@ -88,13 +88,11 @@ def test_order_kept_and_blank_lines_skipped() -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", "line 2: not valid JSON"),
+        ('{"error": "503", "operation": "x"', "line 2: not valid JSON"),
         ("[1, 2]", "line 2: expected a JSON object"),
         ('{"operation": "x"}', "line 2: 'error': field required"),
-        ('{"error": null}', "line 2: 'error'"),
         ('{"error": "503", "retry_count": "two"}', "line 2: 'retry_count'"),
         ('{"error": "503", "retry_count": -1}', "line 2: 'retry_count'"),
-        ('{"error": ""}', "line 2: 'error'"),
     ],
 )
 def test_bad_line_named_and_processing_continues(line: str, message: str) -> None:
@@ -104,6 +102,48 @@ def test_bad_line_named_and_processing_continues(line: str, message: str) -> Non
     assert status == 1
     assert len(out.splitlines()) == 2
     assert message in err
+
+
+@pytest.mark.parametrize(
+    ("line", "error_type"),
+    [
+        pytest.param('{"error": ""}', "unknown", id="empty"),
+        pytest.param('{"error": null}', "unknown", id="null"),
+        pytest.param("[Errno -2] Name or service not known", "network", id="plain-text"),
+        pytest.param(
+            "2024/12/25 00:40:02 Failed to get response from model API returned unexpected "
+            "status code: 429: Rate limit reached for gpt-4o",
+            "rate_limit",
+            id="log-line",
+        ),
+        pytest.param("{not json", "unknown", id="brace-but-not-an-object"),
+        pytest.param(
+            "[2020/10/21 04:52:04|sender.py|ERROR]: got status 429", "rate_limit", id="bracketed"
+        ),
+    ],
+)
+def test_every_input_gets_an_answer(line: str, error_type: str) -> None:
+    """An empty or null error, and a plain-text line (taken as the error), get an answer."""
+    status, out, err = explain(f"{line}\n")
+    assert (status, err) == (0, "")
+    assert json.loads(out)["error_type"] == error_type
+
+
+def test_bytes_that_are_not_utf8_get_one_plain_message() -> None:
+    """A line of bytes that are not UTF-8 is named on stderr; the other lines are answered."""
+    good = json.dumps(BILLING).encode()
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent", "explain-error"],
+        input=good + b"\n\xff\xfe not text \x80\n" + good + b"\n",
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        env={"PATH": "", "NO_COLOR": "1"},
+    )
+    assert proc.returncode == 1
+    assert len(proc.stdout.decode().splitlines()) == 2
+    assert proc.stderr.decode() == "explain-error: line 2: not UTF-8 text; skipped\n"
 
 
 def test_error_as_object() -> None:
@@ -272,3 +312,55 @@ def test_console_script_end_to_end() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["action"] == "wait"
+
+
+# --- --llm auto: the rules first, Claude for what they cannot place ------------------------
+
+UNPLACED = {"error": "the moon is in the wrong phase", "operation": "Reading the tide tables"}
+CLAUDE_ANSWER = {
+    "error_type": "environment_mismatch",
+    "user_message": "Reading the tide tables stopped because of a condition outside the app.",
+    "action": "escalate",
+    "action_detail": "Report it to the operator.",
+    "retryable": False,
+    "developer_note": "unrecognised condition",
+}
+
+
+def claude_message(text: str) -> dict[str, object]:
+    return {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": DEFAULT_MODEL,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 50, "output_tokens": 60},
+    }
+
+
+def test_llm_auto_asks_claude_only_about_what_the_rules_cannot_place(
+    httpx2_mock: Any, tmp_path: Path
+) -> None:
+    """Two lines, one the rules place: one request; the share and the kept count on stderr."""
+    claude = httpx2_mock.post(f"{BASE}/v1/messages").respond(
+        200, json=claude_message(json.dumps(CLAUDE_ANSWER))
+    )
+    lines = f"{json.dumps(BILLING)}\n{json.dumps(UNPLACED)}\n"
+    code, out, err = command(["explain-error", "--llm", "auto"], lines, online(tmp_path))
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == EXIT_OK
+    assert len(claude.calls) == 1
+    assert [r["error_type"] for r in results] == ["rate_limit", "environment_mismatch"]
+    assert "1 of 2 lines (50%) went to Claude; its answer was kept for 1." in err
+
+
+def test_llm_auto_keeps_the_rules_when_claude_fails(httpx2_mock: Any, tmp_path: Path) -> None:
+    """Claude down: the unplaced line still gets the rules' answer, and none was kept."""
+    httpx2_mock.post(f"{BASE}/v1/messages").respond(500, json=CLAUDE_DOWN)
+    code, out, err = command(
+        ["explain-error", "--llm", "auto"], json.dumps(UNPLACED), online(tmp_path)
+    )
+    assert (code, json.loads(out)["error_type"]) == (EXIT_OK, "unknown")
+    assert "1 of 1 lines (100%) went to Claude; its answer was kept for 0." in err

@@ -1,8 +1,9 @@
-"""An independent, adversarial review of error-to-action against DESIGN.md and the skill.
+"""An independent, adversarial review of error-to-action against its written contract.
 
 Inputs are raw strings real services produce, the policy table's rows, weird inputs and the
-Claude-backed variant. Each expectation comes from DESIGN.md or the skill; the defects this
-file first found are fixed, and the tests keep them fixed.
+Claude-backed variant. Each expectation comes from README.md's "Failure policy" table or from
+the six-field schema in `errors/_schema.py`; the defects this file first found are fixed, and
+the tests keep them fixed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The classification table: every row of the skill and of DESIGN.md's policy."""
+"""The classification table: every row of README.md's failure policy, one test or more each."""
 
 from __future__ import annotations
 
@@ -190,7 +190,7 @@ def test_a_request_that_may_have_arrived_backs_off(error: Exception | str) -> No
 
 
 def test_log_fields() -> None:
-    """A failure's log fields are the four DESIGN names, from the six-field record."""
+    """A failure's log event carries error_type, action, retryable and the note, no more."""
     result = error_to_action("503", "x")
     assert result.log_fields() == {
         "error_type": "server_error",

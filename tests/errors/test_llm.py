@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
 
 import anthropic
 import httpx2
 import pytest
 from structlog.testing import capture_logs
 
-from errors import Action, error_to_action, explain_with_claude
+from errors import Action, classify_with_fallback_model, error_to_action, explain_with_claude
 
 ERROR = "429 Too Many Requests. Retry-After: 30"
 OPERATION = "Fetching billing data from billing_api"
@@ -127,3 +130,65 @@ async def test_secret_in_error_not_sent(seen: list[dict[str, object]]) -> None:
     async with client_for(answering(json.dumps(GOOD), seen)) as client:
         await explain_with_claude(client, MODEL, "401 key=sk-ant-api03-LEAKLEAKLEAK", "x")
     assert "LEAKLEAK" not in json.dumps(seen)
+
+
+# --- the rules first, Claude for what they cannot place --------------------------------------
+
+UNPLACED = "the moon is in the wrong phase"
+ESCALATING = {
+    **GOOD,
+    "error_type": "environment_mismatch",
+    "user_message": "Fetching billing data stopped because of a condition outside the app.",
+    "action": "escalate",
+    "retryable": False,
+}
+
+
+async def test_placed_errors_never_reach_claude(seen: list[dict[str, object]]) -> None:
+    """An error the rules place is answered by them; Claude is not asked."""
+    async with client_for(answering(json.dumps(ESCALATING), seen)) as client:
+        assisted = await classify_with_fallback_model(client, MODEL, ERROR, OPERATION)
+    assert (assisted.asked, assisted.kept, seen) == (False, False, [])
+    assert assisted.result == error_to_action(ERROR, OPERATION)
+
+
+async def test_unplaced_errors_get_claudes_checked_answer(seen: list[dict[str, object]]) -> None:
+    """An unknown error goes to Claude; a valid, no-more-eager answer is kept."""
+    async with client_for(answering(json.dumps(ESCALATING), seen)) as client:
+        assisted = await classify_with_fallback_model(client, MODEL, UNPLACED, OPERATION)
+    assert (assisted.asked, assisted.kept, len(seen)) == (True, True, 1)
+    assert assisted.result.error_type == "environment_mismatch"
+
+
+async def test_claude_may_not_retry_what_the_rules_cannot_place(
+    seen: list[dict[str, object]],
+) -> None:
+    """Today's validation holds: an unplaced error is never made retryable by the model."""
+    async with client_for(answering(json.dumps(GOOD), seen)) as client:
+        assisted = await classify_with_fallback_model(client, MODEL, UNPLACED, OPERATION)
+    assert (assisted.asked, assisted.kept) == (True, False)
+    assert assisted.result == error_to_action(UNPLACED, OPERATION)
+
+
+async def test_the_wait_for_claude_is_bounded() -> None:
+    """A model that does not answer in time: the rules answer, and the fallback is logged."""
+
+    class _Stalled:
+        async def create(self, **request: object) -> object:
+            await asyncio.sleep(10)
+            raise AssertionError("not reached")
+
+    client: Any = SimpleNamespace(messages=_Stalled())
+    with capture_logs() as logs:
+        assisted = await classify_with_fallback_model(
+            client, MODEL, UNPLACED, OPERATION, wait_s=0.01
+        )
+    assert (assisted.asked, assisted.kept) == (True, False)
+    assert assisted.result.error_type == "unknown"
+    assert [event["event"] for event in logs] == ["errors.llm_fallback"]
+
+
+async def test_without_a_client_the_rules_answer_exceptions_too() -> None:
+    """No client (offline): the rules answer, for an exception as for a text."""
+    assisted = await classify_with_fallback_model(None, MODEL, KeyError("x"), "getting it")
+    assert (assisted.asked, assisted.result.error_type) == (False, "internal_error")

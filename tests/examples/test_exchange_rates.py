@@ -46,10 +46,14 @@ GBP_USD = {
     "date": "2022-03-04",
     "source": "frankfurter.dev",
 }
-STILL_DOWN = (
-    "Getting the exchange rate still isn't working after retrying, so it's stopped for now; "
-    "please try again in a few minutes."
-)
+
+
+def still_down(base: str, quote: str) -> str:
+    """The sentence for both sources down, the pair named as the activity says it."""
+    return (
+        f"Getting the exchange rate from {base} to {quote} still isn't working after retrying, "
+        "so it's stopped for now; please try again in a few minutes."
+    )
 
 
 def recorded(name: str, code: int = 200) -> Step:
@@ -173,7 +177,7 @@ async def test_both_down_tells_the_model_one_plain_sentence(policy: Policy) -> N
     """Both sources failing: one sentence, no status, host, URL or upstream body."""
     upstream = Upstream(Script(status(503)), Script(status(503)))
     result = await ask(upstream, policy, "USD", "EUR")
-    assert (result.is_error, result.content) == (True, STILL_DOWN)
+    assert (result.is_error, result.content) == (True, still_down("USD", "EUR"))
     assert is_safe_for_a_model(result.content)
     assert "er-api" not in result.content
     assert "frankfurter" not in result.content.lower()
@@ -186,7 +190,8 @@ async def test_a_currency_frankfurter_lacks_is_not_blamed_on_the_input(policy: P
     result = await ask(upstream, policy, "TWD", "USD")
     assert result.error is not None
     assert result.error.action != "fix_input"
-    assert "TWD" not in result.content
+    assert "spelling" not in result.content
+    assert "no currency called" not in result.content
 
 
 # --- input to fix ---
@@ -429,7 +434,7 @@ async def test_both_down_the_model_reads_only_the_sentence(policy: Policy) -> No
     assert result == {
         "type": "tool_result",
         "tool_use_id": "toolu_00",
-        "content": STILL_DOWN,
+        "content": still_down("GBP", "USD"),
         "is_error": True,
     }
 

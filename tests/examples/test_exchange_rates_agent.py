@@ -42,4 +42,6 @@ async def test_a_pair_with_no_recording_is_answered_as_unavailable(policy: Polic
     """JPY was not recorded: both services answer 503, and the model says so plainly."""
     answer = await ask("Exchange rate from JPY to EUR?", Settings(), policy=policy)
     assert answer.answered
-    assert answer.text.startswith("Sorry — getting the exchange rate still isn't working")
+    assert answer.text.startswith(
+        "Sorry — getting the exchange rate from JPY to EUR still isn't working"
+    )

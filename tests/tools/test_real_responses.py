@@ -44,9 +44,6 @@ BERLIN_GEO = {
          "country": "Germany", "admin1": "Land Berlin"}
     ]
 }  # fmt: skip
-QUOTA_PENDING = pytest.mark.xfail(
-    strict=True, reason="needs the classifier's quota rule (errors-real-world)"
-)
 
 
 def fixture(name: str) -> dict[str, Any]:
@@ -197,7 +194,6 @@ def test_degraded_answer_after_a_spent_quota_says_when() -> None:
     )
 
 
-@QUOTA_PENDING
 async def test_daily_limit_costs_one_request_and_wttr_answers(
     routes: respx.MockRouter, weather: Tool
 ) -> None:
@@ -212,7 +208,6 @@ async def test_daily_limit_costs_one_request_and_wttr_answers(
     ]
 
 
-@QUOTA_PENDING
 async def test_daily_limit_holds_the_breaker_and_the_next_call_skips_open_meteo(
     routes: respx.MockRouter, weather: Tool
 ) -> None:
@@ -229,7 +224,6 @@ async def test_daily_limit_holds_the_breaker_and_the_next_call_skips_open_meteo(
     assert parsed(second.content)["city"] == "Berlin, Germany"
 
 
-@QUOTA_PENDING
 async def test_daily_limit_with_wttr_down_says_when_to_try_again(
     routes: respx.MockRouter, weather: Tool
 ) -> None:

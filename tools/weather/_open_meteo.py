@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from errors import BadUpstreamData, NotFound, UpstreamStatus
+from errors import BadUpstreamData, NotFound, OwnFault, UpstreamStatus
 from resilience import AttemptInfo
 from tools.http import get_json
 from tools.weather._endpoints import Endpoints
@@ -52,10 +52,10 @@ _ADMIN_FIELDS = ("admin1", "admin2", "admin3", "admin4")
 _REFUSED_OURS = frozenset({400, 422})  # the request we built was refused: a developer's problem
 
 
-class RequestRefused(Exception):
+class RequestRefused(OwnFault):
     """Open-Meteo refused a request this tool built (a 400 naming a parameter): retrying or a
-    different city cannot help, a developer must. Deliberately not a `ToolError`, so
-    error-to-action classifies it as the app's own problem (internal_error, escalate)."""
+    different city cannot help, a developer must, so error-to-action reads it as the app's own
+    problem (internal_error, escalate) and wttr.in is asked."""
 
 
 class UnexpectedUnit(BadUpstreamData):
@@ -116,7 +116,7 @@ class OpenMeteo:
         except UpstreamStatus as exc:
             if exc.status in _REFUSED_OURS:
                 raise RequestRefused(
-                    f"{SOURCE} refused a request this tool built: {exc.reason}"
+                    f"{SOURCE} refused a request this tool built: {exc.reason}", source=SOURCE
                 ) from exc
             raise
 

@@ -1,0 +1,176 @@
+"""How well error-to-action recognises real errors: the real-world corpus, scored.
+
+The corpus (`tests/errors/corpus/real_world.jsonl`) holds error texts copied verbatim from
+public issue trackers and API documentation, one JSON object a line, each labelled by the
+README's failure-policy table (`expect.action`, and `expect.error_type` where the kind is
+clear). This module runs every line through the rules and reports:
+
+- **action agreement**: the share of lines whose action is the labelled one;
+- **full pass**: the share whose action *and* labelled kind agree and whose sentence passes
+  `plainness_problems`;
+- **unknown share**: the share that came back `unknown`.
+
+`ratios()` gives the same figures to `scripts/bench.py`, where agreement below 97 % or an
+unknown share above 3 % is a failed check (so `--quick` exits 1).
+
+    python -m benchmarks.corpus            # the figures and every miss
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.harness import REPO
+from benchmarks.ratios import Ratio
+
+__all__ = [
+    "CORPUS_PATH",
+    "MAX_UNKNOWN",
+    "MIN_AGREEMENT",
+    "Outcome",
+    "Score",
+    "load",
+    "main",
+    "ratios",
+    "score",
+]
+
+MIN_AGREEMENT = 0.97  # the bar the tests hold; `--quick` fails below it
+MAX_UNKNOWN = 0.03
+
+CORPUS_PATH = REPO / "tests" / "errors" / "corpus" / "real_world.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One corpus line and what the rules made of it."""
+
+    row: dict[str, object]
+    action: str
+    error_type: str
+    plain: bool
+
+    @property
+    def expected_action(self) -> str:
+        """The labelled action."""
+        return str(self.expect["action"])
+
+    @property
+    def expect(self) -> dict[str, object]:
+        """The line's labels."""
+        value = self.row["expect"]
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def action_agrees(self) -> bool:
+        """Whether the action is the labelled one."""
+        return self.action == self.expected_action
+
+    @property
+    def full_pass(self) -> bool:
+        """Action and labelled kind agree, and the sentence is plain."""
+        kind = self.expect.get("error_type")
+        return self.action_agrees and kind in (None, self.error_type) and self.plain
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """The corpus figures."""
+
+    outcomes: Sequence[Outcome]
+
+    @property
+    def size(self) -> int:
+        """Lines scored."""
+        return len(self.outcomes)
+
+    @property
+    def action_agreement(self) -> float:
+        """Share of lines whose action agrees."""
+        return self._share(o.action_agrees for o in self.outcomes)
+
+    @property
+    def full_pass(self) -> float:
+        """Share of lines that fully pass."""
+        return self._share(o.full_pass for o in self.outcomes)
+
+    @property
+    def unknown_share(self) -> float:
+        """Share of lines classified `unknown`."""
+        return self._share(o.error_type == "unknown" for o in self.outcomes)
+
+    def misses(self) -> list[Outcome]:
+        """Lines that do not fully pass."""
+        return [o for o in self.outcomes if not o.full_pass]
+
+    def _share(self, flags: Iterable[bool]) -> float:
+        return sum(flags) / self.size if self.size else 0.0
+
+
+def load(path: Path = CORPUS_PATH) -> list[dict[str, object]]:
+    """The corpus lines, in file order."""
+    with path.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def score(rows: Sequence[dict[str, object]]) -> Score:
+    """Classify every line with the rules and score it against its labels."""
+    from errors import error_to_action, plainness_problems
+
+    outcomes = []
+    for row in rows:
+        result = error_to_action(str(row["error"]), str(row.get("operation", "")))
+        plain = not plainness_problems(result.user_message)
+        outcomes.append(Outcome(row, result.action.value, result.error_type, plain))
+    return Score(outcomes)
+
+
+async def ratios() -> list[Ratio]:
+    """The corpus figures as the bench's ratios; below the bar is a failed check."""
+    result = score(load())
+    sources = len({row["source"] for row in (o.row for o in result.outcomes)})
+    details: dict[str, float | str] = {"texts": result.size, "sources": sources}
+    agree, unknown, full = result.action_agreement, result.unknown_share, result.full_pass
+    return [
+        Ratio(
+            "real-world corpus: action agreement",
+            agree * 100,
+            "%",
+            f"≥ {MIN_AGREEMENT:.0%}",
+            agree >= MIN_AGREEMENT,
+            agree >= MIN_AGREEMENT,
+            details,
+        ),
+        Ratio(
+            "real-world corpus: unknown share",
+            unknown * 100,
+            "%",
+            f"≤ {MAX_UNKNOWN:.0%}",
+            unknown <= MAX_UNKNOWN,
+            unknown <= MAX_UNKNOWN,
+        ),
+        Ratio("real-world corpus: full pass", full * 100, "%", "report", None, full > 0.9),
+    ]
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Print the figures and the misses; 1 when a line could not be scored."""
+    result = score(load(Path(argv[0]) if argv else CORPUS_PATH))
+    print(
+        f"real-world corpus: {result.size} texts · action agreement "
+        f"{result.action_agreement:.1%} · full pass {result.full_pass:.1%} · unknown "
+        f"{result.unknown_share:.1%}"
+    )
+    for miss in result.misses():
+        labels = json.dumps(miss.expect)
+        got = f"{miss.action}/{miss.error_type}{'' if miss.plain else ' (not plain)'}"
+        print(f"  miss: {str(miss.row['error'])[:90]!r} expected {labels}, got {got}")
+    return 0 if result.size else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
