@@ -169,7 +169,7 @@ class Connector:
         tools: Registry | None = None,
         policy: Policy | None = None,
     ) -> Agent:
-        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, http_client=fake.client())
+        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, transport=fake.transport())
         if tools is not None:
             agent = Agent(
                 ModelCaller(backend, model_policy_on(self.sleep)), tools, limits or Limits()

@@ -635,7 +635,7 @@ def chat(fake: FakeClaude, lines: list[str]) -> str:
         return None
 
     async def open_repl() -> Repl:
-        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, http_client=fake.client())
+        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, transport=fake.transport())
         agent = await open_agent(
             ONLINE,
             http=make_client(transport=SimulatedServices().transport),

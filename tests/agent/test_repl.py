@@ -202,7 +202,7 @@ def _claude_agent(*replies: Any) -> Callable[[Screen], Agent]:
     def build(screen: Screen) -> Agent:
         fake = FakeClaude(*replies)
         backend = ClaudeModel(
-            api_key="k", base_url="https://claude.test", http_client=fake.client()
+            api_key="k", base_url="https://claude.test", transport=fake.transport()
         )
         caller = ModelCaller(
             backend, model_policy_on(no_sleep, base_backoff_s=0.01), observer=screen.status
