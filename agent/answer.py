@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent.settings import DEFAULT_TURN_TIMEOUT_S
 from errors import ErrorAction
 from resilience import Attempt, Policy
 
@@ -26,6 +27,7 @@ class Limits:
     max_repeats: int = 2  # times the same failing call (tool + input) is tolerated
     max_tokens: int = 1024
     tool_timeout_s: float | None = None  # one tool call, whatever the tool; None: see below
+    turn_timeout_s: float | None = None  # the whole turn; None: AGENT_TURN_TIMEOUT's default
 
     def tool_bound_s(self, policy: Policy | None = None) -> float:
         """One tool call's bound: `tool_timeout_s`, else the tools' whole-call deadline (of
@@ -33,6 +35,10 @@ class Limits:
         if self.tool_timeout_s is not None:
             return self.tool_timeout_s
         return (policy or Policy()).deadline_s + TOOL_MARGIN_S
+
+    def turn_time_s(self) -> float:
+        """The whole turn's time: `turn_timeout_s`, else `DEFAULT_TURN_TIMEOUT_S`."""
+        return DEFAULT_TURN_TIMEOUT_S if self.turn_timeout_s is None else self.turn_timeout_s
 
 
 @dataclass(frozen=True, slots=True)

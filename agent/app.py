@@ -132,12 +132,15 @@ async def open_agent(
     tools_http = http if http is not None else _tools_client(settings)
     everything = [*(_builtins(settings, tools_http, policy, observer) if builtins else ())]
     everything += [tool.bound(policy, observer) for tool in tools]
-    caller = ModelCaller(models, model_policy(policy), observer)
+    caller = ModelCaller(
+        models, model_policy(policy, attempt_timeout_s=settings.model_timeout_s), observer
+    )
     closers: list[Callable[[], Awaitable[None]]] = [caller.aclose]
     if http is None:
         closers.append(tools_http.aclose)
     bound = limits.tool_bound_s(policy)  # past this policy's own deadline, unless set
-    limits = dataclasses.replace(limits, tool_timeout_s=bound)
+    turn = settings.turn_timeout_s if limits.turn_timeout_s is None else limits.turn_timeout_s
+    limits = dataclasses.replace(limits, tool_timeout_s=bound, turn_timeout_s=turn)
     return Agent(caller, Registry(everything), limits, closers)
 
 

@@ -8,6 +8,10 @@ again, or says so. Past `max_rounds`, or once the model keeps repeating a failin
 model is asked once more with tools switched off; if even that does not give an answer, the
 agent phrases one itself. A reply with no text at all is no answer: the turn ends unanswered.
 
+A turn has a deadline (`Limits.turn_timeout_s`, AGENT_TURN_TIMEOUT): every model call runs
+within it and every tool round is cut at what is left of it. When it runs out, the turn ends
+with one plain sentence (`OUT_OF_TIME`), unanswered.
+
 The turn runs in a `Conversation.turn()` scope: only an answered turn commits what it added.
 """
 
@@ -22,14 +26,14 @@ from agent.conversation import Conversation, TurnScope
 from agent.model_call import ModelCaller, ModelUnavailable
 from agent.models import ModelRequest, PromptTooLong, Reply, TextSink, ToolCall
 from agent.tool_round import NOT_RUN, ToolRound, result_block
-from errors import Action, ErrorAction
-from resilience import Attempt
+from errors import Action, ErrorAction, duration
+from resilience import Attempt, Deadline
 from tools import Registry
 
 if TYPE_CHECKING:
     from anthropic.types import ToolChoiceParam, ToolResultBlockParam
 
-__all__ = ["NO_ANSWER", "SYSTEM_PROMPT", "Turn"]
+__all__ = ["NO_ANSWER", "SYSTEM_PROMPT", "Turn", "out_of_time"]
 
 log = structlog.get_logger("agent")
 
@@ -71,6 +75,23 @@ _EMPTY = ErrorAction(
 )
 
 
+def out_of_time(limit_s: float) -> ErrorAction:
+    """The record of a turn whose deadline ran out before an answer."""
+    return ErrorAction(
+        error_type="turn_timed_out",
+        user_message=(
+            f"This question took longer than its limit of {duration(max(1, round(limit_s)))}, "
+            "so it was stopped without an answer; please try again, perhaps asking for less "
+            "at once."
+        ),
+        action=Action.ESCALATE,  # the same question would take as long: the user decides
+        action_detail="Do not resend as is; report no answer and let the user ask again.",
+        retryable=False,
+        developer_note=f"the turn's deadline ({limit_s:g} s, AGENT_TURN_TIMEOUT) ran out; "
+        "turn not kept",
+    )
+
+
 def _bounded(calls: int, stuck: bool, limits: Limits) -> ErrorAction:
     """The record of a turn stopped by its bounds (the repeat bound or `max_rounds`)."""
     why = (
@@ -92,6 +113,7 @@ class Turn:
     """One turn of a conversation; create one per question."""
 
     _scope: TurnScope  # the history this turn adds, set by `run`
+    _deadline: Deadline  # when the turn must be over, set by `run`
 
     def __init__(
         self,
@@ -118,13 +140,19 @@ class Turn:
 
     async def run(self, question: str) -> Answer:
         """Answer `question`; never raises for a failure (cancellation still propagates)."""
+        limit = self._limits.turn_time_s()
+        self._deadline = Deadline.after(limit, self._caller.engine.policy.clock)
         with self._conversation.turn() as scope:
             self._scope = scope
             self._conversation.add_user_text(question)
             try:
                 return await self._loop()
             except ModelUnavailable as exc:
-                return self._answer(exc.sentence, None, answered=False, error=exc.result)
+                if self._deadline.remaining() > 0:
+                    return self._answer(exc.sentence, None, answered=False, error=exc.result)
+                record = out_of_time(limit)
+                log.warning("agent.turn_timed_out", **record.log_fields())
+                return self._answer(record.user_message, None, answered=False, error=record)
 
     async def _loop(self) -> Answer:
         for _ in range(self._limits.max_rounds):
@@ -167,7 +195,7 @@ class Turn:
             tool_choice=tool_choice,
             on_text=self._on_text,
         )
-        return await self._caller.create(request, self._timeline)
+        return await self._caller.create(request, self._timeline, deadline=self._deadline)
 
     async def _paused(self, reply: Reply) -> Answer | None:
         """Send the paused turn back as it is; tool calls in it are run and answered first."""
@@ -178,7 +206,7 @@ class Turn:
 
     async def _run_tools(self, reply: Reply) -> Answer | None:
         self._conversation.add_reply(reply)
-        done = await self._tools.run(reply.tool_calls)
+        done = await self._tools.run(reply.tool_calls, deadline=self._deadline)
         self._timeline.extend(done.attempts)
         self._results.extend(done.results)
         self._conversation.add_tool_results(done.results)

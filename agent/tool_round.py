@@ -2,8 +2,8 @@
 
 A call that already failed in this turn (same tool, same input) is not run again: the model
 is told plainly not to repeat it (`REPEATED`), and past `max_repeats` the turn is wrapped up.
-Each call is bounded (`timeout_s`, enforced by `Registry.dispatch`), whatever the tool: one
-built without the middleware cannot hang a turn.
+Each call is bounded (`timeout_s`, and what is left of the turn's deadline, enforced by
+`Registry.dispatch`), whatever the tool: one built without the middleware cannot hang a turn.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import structlog
 
 from agent.models import ToolCall
 from errors import Action, ErrorAction, classify
-from resilience import Attempt
+from resilience import Attempt, Deadline
 from tools import Registry, ToolResult
 from tools.registry import SOURCE
 
@@ -90,24 +90,32 @@ class ToolRound:
         """True once some failing call was repeated more often than tolerated."""
         return any(count > self._max_repeats for count in self._failures.values())
 
-    async def run(self, uses: Sequence[ToolCall]) -> RoundResult:
-        """One `tool_result` per call, in the same order, with the attempts behind them."""
-        done = await asyncio.gather(*(self._one(use) for use in uses))
+    async def run(
+        self, uses: Sequence[ToolCall], *, deadline: Deadline | None = None
+    ) -> RoundResult:
+        """One `tool_result` per call, in the same order, with the attempts behind them; each
+        call cut at `timeout_s` or at `deadline` (the turn's), whichever is first."""
+        timeout = (
+            self._timeout_s if deadline is None else min(self._timeout_s, deadline.remaining())
+        )
+        done = await asyncio.gather(*(self._one(use, timeout) for use in uses))
         attempts = tuple(attempt for _, result in done for attempt in result)
         return RoundResult([block for block, _ in done], attempts)
 
-    async def _one(self, use: ToolCall) -> tuple[ToolResultBlockParam, tuple[Attempt, ...]]:
+    async def _one(
+        self, use: ToolCall, timeout_s: float
+    ) -> tuple[ToolResultBlockParam, tuple[Attempt, ...]]:
         with structlog.contextvars.bound_contextvars(tool_use_id=use.id, tool=use.name[:80]):
             key = (use.name, json.dumps(use.input, sort_keys=True, default=str))
             if self._failures[key]:
                 return self._repeated(use.id, key), ()
-            result = await self._dispatch(use.name, use.input)
+            result = await self._dispatch(use.name, use.input, timeout_s)
             return self._settle(use.id, key, result), result.attempts
 
-    async def _dispatch(self, name: str, tool_input: object) -> ToolResult:
+    async def _dispatch(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:
         """The registry's result, bounded by `timeout_s` (the registry's job, not ours)."""
         try:
-            return await self._registry.dispatch(name, tool_input, timeout_s=self._timeout_s)
+            return await self._registry.dispatch(name, tool_input, timeout_s=timeout_s)
         except Exception as exc:  # the registry never raises; should it, still answer the call
             result = classify(exc, "running a tool").result
             log.error("tool.crashed", source=SOURCE, **result.log_fields())

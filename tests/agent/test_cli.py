@@ -243,3 +243,12 @@ def test_a_malformed_anthropic_base_url_exits_2_naming_the_variable(url: str) ->
     assert err.count("\n") == 1
     assert "ANTHROPIC_BASE_URL" in err
     assert url not in err
+
+
+@pytest.mark.parametrize("name", ["AGENT_MODEL_TIMEOUT", "AGENT_TURN_TIMEOUT"])
+def test_a_bad_timeout_exits_2_naming_the_variable(name: str) -> None:
+    """A timeout that is not a positive number: exit 2, the variable named, nothing asked."""
+    code, out, err = run(["ask", "what is 2 + 2?"], env={name: "-1"})
+    assert (code, out) == (EXIT_USAGE, "")
+    assert err == f"agent: {name} must be a positive number of seconds.\n"
+
