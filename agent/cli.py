@@ -191,9 +191,11 @@ def _answer(question: str, settings: Settings, io: Streams) -> int:
 
     if settings.banner:
         io.stderr.write(settings.banner + "\n")
+    from agent.terminal import for_terminal
+
     answer = asyncio.run(ask(question, settings))
     stream = io.stdout if answer.answered else io.stderr
-    stream.write(answer.text + "\n")
+    stream.write(for_terminal(answer.text) + "\n")  # the model's text must not drive a terminal
     return EXIT_OK if answer.answered else EXIT_NO_ANSWER
 
 

@@ -62,7 +62,10 @@ class Repl:
 
     async def _turn(self, question: str) -> None:
         self._streamed = False
-        answer = await self.agent.ask(question, self.conversation, on_text=self._stream)
+        try:
+            answer = await self.agent.ask(question, self.conversation, on_text=self._stream)
+        finally:
+            self.screen.clear_status()  # a count of seconds, if one is still shown, stops
         self.last = answer
         if not answer.answered:
             self.screen.line(answer.text, style="bold red")  # on a line of its own

@@ -119,6 +119,7 @@ class _Run:
             if not breaker.allow():
                 return self._skipped(source.name, breaker)
             started = self.policy.clock()
+            self.call.notify("attempting", source.name, f"waiting for {source.name}")
             try:
                 value = await self._attempt(source, info, breaker)
             except Exception as error:

@@ -252,3 +252,11 @@ def test_a_bad_timeout_exits_2_naming_the_variable(name: str) -> None:
     assert (code, out) == (EXIT_USAGE, "")
     assert err == f"agent: {name} must be a positive number of seconds.\n"
 
+
+def test_ask_prints_no_escape_sequence_from_the_model(httpx2_mock: Any, tmp_path: Path) -> None:
+    """`agent ask`: the model's OSC title, screen clear and carriage return are not printed."""
+    hostile = "Four\x1b]0;pwned\x07.\x1b[2J\r"
+    reply = message_body({"type": "text", "text": hostile})
+    httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=reply))
+    code, out, _ = run(["ask", "2+2?"], online(tmp_path))
+    assert (code, out) == (EXIT_OK, "Four.\n")
