@@ -167,13 +167,23 @@ def _logging(settings: Settings, io: Streams) -> Iterator[None]:
 
 
 def _open_log(path: str | None, io: Streams, stack: contextlib.ExitStack) -> IO[str] | None:
+    """The log file, appended to; created readable by its owner only (it records what was
+    asked and what failed). Closed quietly: a disk that filled up must not end the command."""
     if path is None:
         return None
     try:
-        return stack.enter_context(open(path, "a", encoding="utf-8"))
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        file = os.fdopen(descriptor, "a", encoding="utf-8")
     except OSError:
         io.stderr.write("The log file in AGENT_LOG_FILE can't be opened; logging to it is off.\n")
         return None
+    stack.callback(_close_quietly, file)
+    return file
+
+
+def _close_quietly(file: IO[str]) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        file.close()
 
 
 def _run_ask(args: argparse.Namespace, io: Streams) -> int:
