@@ -28,6 +28,8 @@ class Limits:
     max_tokens: int = 1024
     tool_timeout_s: float | None = None  # one tool call, whatever the tool; None: see below
     turn_timeout_s: float | None = None  # the whole turn; None: AGENT_TURN_TIMEOUT's default
+    max_tool_calls: int = 8  # tool calls one reply may run; the rest are answered "not run"
+    max_concurrent_tools: int = 16  # tool calls running at once in one agent, across turns
 
     def tool_bound_s(self, policy: Policy | None = None) -> float:
         """One tool call's bound: `tool_timeout_s`, else the tools' whole-call deadline (of

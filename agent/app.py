@@ -13,6 +13,7 @@ Your own tools (`tools.tool`) join the built-in ones with `open_agent(settings, 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
@@ -49,6 +50,14 @@ class Agent:
     limits: Limits = field(default_factory=Limits)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     _turns: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _tool_gate: asyncio.Semaphore | None = None  # made on first use, from the limits
+
+    @property
+    def tool_gate(self) -> asyncio.Semaphore:
+        """The bound on this agent's tool calls running at once, across its turns."""
+        if self._tool_gate is None:
+            self._tool_gate = asyncio.Semaphore(max(1, self.limits.max_concurrent_tools))
+        return self._tool_gate
 
     @property
     def model_name(self) -> str:
@@ -69,6 +78,7 @@ class Agent:
             registry=self.registry,
             limits=self.limits,
             on_text=on_text,
+            tool_gate=self.tool_gate,
         )
         with structlog.contextvars.bound_contextvars(turn=next(self._turns)):
             log.info("agent.turn_started", model=self.model_name)

@@ -17,12 +17,14 @@ The turn runs in a `Conversation.turn()` scope: only an answered turn commits wh
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import structlog
 
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation, TurnScope
+from agent.fanout import plan_calls, unique_ids
 from agent.model_call import ModelCaller, ModelUnavailable
 from agent.models import ModelRequest, PromptTooLong, Reply, TextSink, ToolCall
 from agent.tool_round import NOT_RUN, ToolRound, result_block
@@ -124,6 +126,7 @@ class Turn:
         limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
         system: str = SYSTEM_PROMPT,
         on_text: TextSink | None = None,
+        tool_gate: asyncio.Semaphore | None = None,
     ) -> None:
         self._conversation = conversation
         self._caller = caller
@@ -132,7 +135,10 @@ class Turn:
         self._system = system
         self._on_text = on_text
         self._tools = ToolRound(
-            registry, max_repeats=limits.max_repeats, timeout_s=limits.tool_bound_s()
+            registry,
+            max_repeats=limits.max_repeats,
+            timeout_s=limits.tool_bound_s(),
+            gate=tool_gate,
         )
         self._timeline: list[Attempt] = []
         self._results: list[ToolResultBlockParam] = []
@@ -205,11 +211,15 @@ class Turn:
         return None
 
     async def _run_tools(self, reply: Reply) -> Answer | None:
-        self._conversation.add_reply(reply)
-        done = await self._tools.run(reply.tool_calls, deadline=self._deadline)
+        """At most `max_tool_calls` of the reply's calls run; every kept `tool_use` gets
+        exactly one `tool_result` (see `agent.fanout`)."""
+        fan = plan_calls(reply, self._limits.max_tool_calls)
+        self._conversation.add_reply(fan.reply)
+        done = await self._tools.run(fan.run, deadline=self._deadline)
+        results = fan.results(done.results)
         self._timeline.extend(done.attempts)
-        self._results.extend(done.results)
-        self._conversation.add_tool_results(done.results)
+        self._results.extend(results)
+        self._conversation.add_tool_results(results)
         return await self._wrap_up() if self._tools.stuck else None
 
     async def _wrap_up(self) -> Answer:
@@ -240,6 +250,7 @@ class Turn:
     def _keep(self, reply: Reply, note: str) -> None:
         """The reply into the history, which then ends with an assistant message: unrun tool
         calls are closed, and a reply with nothing left to keep is stood in for by the note."""
+        reply, _ = unique_ids(reply)  # one tool_use per id, as the API requires
         kept = self._conversation.add_reply(reply)
         if reply.tool_calls:
             self._conversation.add_tool_results([_not_run(use) for use in reply.tool_calls])

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from agent.models import ToolCall
-from errors import Action, ErrorAction, classify
+from errors import Action, DeadlineExceeded, ErrorAction, classify
 from resilience import Attempt, Deadline
 from tools import Registry, ToolResult
 from tools.registry import SOURCE
@@ -79,10 +79,18 @@ class RoundResult:
 class ToolRound:
     """Runs tool calls for one turn, remembering which calls failed."""
 
-    def __init__(self, registry: Registry, *, max_repeats: int, timeout_s: float) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        max_repeats: int,
+        timeout_s: float,
+        gate: asyncio.Semaphore | None = None,
+    ) -> None:
         self._registry = registry
         self._max_repeats = max_repeats
         self._timeout_s = timeout_s
+        self._gate = gate  # the agent's bound on tool calls running at once, if any
         self._failures: Counter[tuple[str, str]] = Counter()
 
     @property
@@ -113,14 +121,35 @@ class ToolRound:
             return self._settle(use.id, key, result), result.attempts
 
     async def _dispatch(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:
-        """The registry's result, bounded by `timeout_s` (the registry's job, not ours)."""
+        """The registry's result, bounded by `timeout_s` (the registry's job, not ours),
+        once the agent's gate lets the call through (the wait counts against `timeout_s`)."""
+        if self._gate is None:
+            return await self._dispatch_now(name, tool_input, timeout_s)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + timeout_s
+        try:
+            async with asyncio.timeout_at(until):
+                await self._gate.acquire()
+        except TimeoutError:
+            late = DeadlineExceeded("no tool slot came free before the turn's time ran out")
+            return self._failed(name, late, "tool.timed_out", "waiting for a free tool slot")
+        try:
+            return await self._dispatch_now(name, tool_input, max(0.0, until - loop.time()))
+        finally:
+            self._gate.release()
+
+    async def _dispatch_now(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:
         try:
             return await self._registry.dispatch(name, tool_input, timeout_s=timeout_s)
         except Exception as exc:  # the registry never raises; should it, still answer the call
-            result = classify(exc, "running a tool").result
-            log.error("tool.crashed", source=SOURCE, **result.log_fields())
-            attempt = Attempt(name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
-            return ToolResult.failed(result, (attempt,))
+            return self._failed(name, exc, "tool.crashed", "running a tool")
+
+    def _failed(self, name: str, error: Exception, event: str, activity: str) -> ToolResult:
+        """A call settled here, outside the registry: classified, logged once, one attempt."""
+        result = classify(error, activity).result
+        log.error(event, source=SOURCE, **result.log_fields())
+        attempt = Attempt(name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
+        return ToolResult.failed(result, (attempt,))
 
     def _settle(
         self, tool_use_id: str, key: tuple[str, str], result: ToolResult
