@@ -35,7 +35,7 @@ from tools import Registry
 if TYPE_CHECKING:
     from anthropic.types import ToolChoiceParam, ToolResultBlockParam
 
-__all__ = ["NO_ANSWER", "SYSTEM_PROMPT", "Turn", "out_of_time"]
+__all__ = ["GAVE_UP", "NO_ANSWER", "OUT_OF_ROUNDS", "SYSTEM_PROMPT", "Turn", "out_of_time"]
 
 log = structlog.get_logger("agent")
 
@@ -57,6 +57,10 @@ WRAP_UP = (
 GAVE_UP = (
     "I couldn't finish looking that up: the tools kept failing, so I stopped rather than "
     "keep trying. Please try again in a little while."
+)
+OUT_OF_ROUNDS = (
+    "I couldn't finish looking that up: it took more steps than one question may, so I "
+    "stopped there. Please ask again, perhaps about fewer things at once."
 )
 REFUSED = "I can't help with that request."
 NO_ANSWER = (
@@ -94,16 +98,18 @@ def out_of_time(limit_s: float) -> ErrorAction:
     )
 
 
-def _bounded(calls: int, stuck: bool, limits: Limits) -> ErrorAction:
-    """The record of a turn stopped by its bounds (the repeat bound or `max_rounds`)."""
+def _bounded(calls: int, stuck: bool, failed: bool, limits: Limits) -> ErrorAction:
+    """The record of a turn stopped by its bounds (the repeat bound or `max_rounds`); its
+    sentence says what happened: tools that kept failing (`failed`), or simply no rounds left."""
     why = (
         f"the model repeated a failing call more than {limits.max_repeats} times"
         if stuck
         else f"all {limits.max_rounds} rounds used"
+        + ("" if failed else ", every tool call succeeded")
     )
     return ErrorAction(
         error_type="turn_bounded",
-        user_message=GAVE_UP,
+        user_message=GAVE_UP if stuck or failed else OUT_OF_ROUNDS,
         action=Action.ESCALATE,  # more rounds would not help: stop and answer with what there is
         action_detail="Stop calling tools; ask the model once more with tools off, then answer.",
         retryable=False,
@@ -224,7 +230,8 @@ class Turn:
 
     async def _wrap_up(self) -> Answer:
         """Out of rounds, or stuck on a failing call: one last call, with tools off."""
-        record = _bounded(self._calls, self._tools.stuck, self._limits)
+        failed = any(result.get("is_error") for result in self._results)
+        record = _bounded(self._calls, self._tools.stuck, failed, self._limits)
         log.warning(
             "agent.turn_bounded",
             rounds=self._calls,
@@ -234,7 +241,7 @@ class Turn:
         self._conversation.add_user_text(WRAP_UP)
         reply = await self._ask(_NO_TOOLS)
         if reply.stop_reason in {"tool_use", "pause_turn"} or not reply.text:
-            return self._finish(reply, GAVE_UP, replace=True)
+            return self._finish(reply, record.user_message, replace=True)
         return self._finish(reply)
 
     def _finish(self, reply: Reply, note: str = "", *, replace: bool = False) -> Answer:
