@@ -30,6 +30,7 @@ class Limits:
     turn_timeout_s: float | None = None  # the whole turn; None: AGENT_TURN_TIMEOUT's default
     max_tool_calls: int = 8  # tool calls one reply may run; the rest are answered "not run"
     max_concurrent_tools: int = 16  # tool calls running at once in one agent, across turns
+    history_tokens: int = 20_000  # the history kept, at turn boundaries (oldest turns dropped)
 
     def tool_bound_s(self, policy: Policy | None = None) -> float:
         """One tool call's bound: `tool_timeout_s`, else the tools' whole-call deadline (of
@@ -61,3 +62,4 @@ class Answer:
     stop_reason: str | None = None
     error: ErrorAction | None = None
     model: str | None = None  # the model that gave the answer (the fallback, if it did)
+    history_trimmed: bool = False  # earlier turns were dropped to keep the history in bounds

@@ -149,11 +149,13 @@ class Turn:
         self._timeline: list[Attempt] = []
         self._results: list[ToolResultBlockParam] = []
         self._calls = 0
+        self._trimmed = False  # earlier turns were dropped, by the budget or after a refusal
 
     async def run(self, question: str) -> Answer:
         """Answer `question`; never raises for a failure (cancellation still propagates)."""
         limit = self._limits.turn_time_s()
         self._deadline = Deadline.after(limit, self._caller.engine.policy.clock)
+        self._keep_history_in_bounds()
         with self._conversation.turn() as scope:
             self._scope = scope
             self._conversation.add_user_text(question)
@@ -165,6 +167,20 @@ class Turn:
                 record = out_of_time(limit)
                 log.warning("agent.turn_timed_out", **record.log_fields())
                 return self._answer(record.user_message, None, answered=False, error=record)
+
+    def _keep_history_in_bounds(self) -> None:
+        """Before the question: the oldest whole turns dropped until the history fits."""
+        before = self._conversation.tokens()
+        dropped = self._conversation.keep_within(self._limits.history_tokens)
+        if dropped:
+            self._trimmed = True
+            log.info(
+                "agent.history_budget",
+                dropped_turns=dropped,
+                tokens_before=before,
+                tokens_after=self._conversation.tokens(),
+                budget_tokens=self._limits.history_tokens,
+            )
 
     async def _loop(self) -> Answer:
         for _ in range(self._limits.max_rounds):
@@ -207,7 +223,9 @@ class Turn:
             tool_choice=tool_choice,
             on_text=self._on_text,
         )
-        return await self._caller.create(request, self._timeline, deadline=self._deadline)
+        reply = await self._caller.create(request, self._timeline, deadline=self._deadline)
+        self._conversation.note_usage(reply.usage.input_tokens)
+        return reply
 
     async def _paused(self, reply: Reply) -> Answer | None:
         """Send the paused turn back as it is; tool calls in it are run and answered first."""
@@ -285,6 +303,7 @@ class Turn:
         dropped = self._scope.start
         if not self._scope.forget_earlier():
             return False
+        self._trimmed = True
         log.info("agent.history_trimmed", dropped_before=dropped)
         return True
 
@@ -306,6 +325,7 @@ class Turn:
             stop_reason=stop_reason,
             error=error,
             model=_answering_model(self._timeline),
+            history_trimmed=self._trimmed,
         )
 
 
