@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import httpx
 import structlog
 
+from agent.admission import BUSY, Admission, Busy
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation
 from agent.loop import Turn
@@ -36,7 +37,7 @@ from tools.http import make_client
 if TYPE_CHECKING:
     import anthropic
 
-__all__ = ["Agent", "Answer", "ask", "make_backends", "model_client", "open_agent"]
+__all__ = ["Admission", "Agent", "Answer", "ask", "make_backends", "model_client", "open_agent"]
 
 log = structlog.get_logger("agent")
 
@@ -185,12 +186,30 @@ async def ask(
     *,
     http: httpx.AsyncClient | None = None,
     client: anthropic.AsyncAnthropic | None = None,
+    admission: Admission | None = None,
 ) -> Answer:
     """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit).
 
     Asking many: pass the same `http` and `client` (from `model_client`) each time; both
-    are left open, so no question pays for building them.
+    are left open, so no question pays for building them. Asking many at once: pass the
+    same `admission` too, so that overload queues, or is refused early with one plain
+    sentence (unanswered), instead of every question timing out.
     """
+    if admission is None:
+        return await _ask(question, settings, http, client)
+    try:
+        async with admission.slot():
+            return await _ask(question, settings, http, client)
+    except Busy:
+        return Answer(BUSY.user_message, answered=False, error=BUSY)
+
+
+async def _ask(
+    question: str,
+    settings: Settings,
+    http: httpx.AsyncClient | None,
+    client: anthropic.AsyncAnthropic | None,
+) -> Answer:
     agent = await open_agent(settings, http=http, client=client)
     try:
         return await agent.ask(question)

@@ -48,6 +48,7 @@ __all__ = [
     "pings_forever",
     "raw_json",
     "scripted",
+    "slowly",
     "tool_uses",
     "trickle",
 ]
@@ -358,6 +359,16 @@ def big_body(megabytes: int) -> Route:
         exchange.write(after.encode())
 
     return route
+
+
+def slowly(route: Route, delay_s: float) -> Route:
+    """`route`, after `delay_s` of silence (an upstream under load)."""
+
+    def slow(exchange: Exchange) -> None:
+        time.sleep(delay_s)
+        route(exchange)
+
+    return slow
 
 
 def raw_json(body: bytes, status: int = 200) -> Route:
