@@ -12,8 +12,8 @@ from agent.app import Agent
 from agent.cli import main
 from agent.model_call import MODEL_POLICY, ModelCaller
 from agent.models.claude import ClaudeModel, http_timeout
+from benchmarks.hostile_server import HostileServer
 from tests.agent.helpers import registry
-from tests.hostile.servers import HostileServer
 from tools import Registry
 
 GUARD_S = 30  # a hang guard only: each test's own bounds end it long before this

@@ -14,8 +14,8 @@ from collections import Counter
 from agent.admission import BUSY, Admission
 from agent.app import ask, model_client
 from agent.settings import Settings
+from benchmarks.hostile_server import HostileServer, answer, slowly
 from tests.hostile.agents import GUARD_S
-from tests.hostile.servers import HostileServer, answer, slowly
 from tools import make_client
 
 

@@ -18,11 +18,11 @@ import pytest
 from structlog.testing import capture_logs
 
 from agent.cli import EXIT_OK
+from benchmarks.hostile_server import HostileServer, Route, echo_tool_results, raw_json
 from offline._messages_wire import message_body, tool_use_block
 from resilience import Policy
 from tests.agent.helpers import assert_error_sentence
 from tests.hostile.agents import cli
-from tests.hostile.servers import HostileServer, Route, echo_tool_results, raw_json
 from tests.tools.upstream import PARIS_FORECAST, PARIS_GEO, PARIS_J1
 from tools import Endpoints, Registry, make_client, tool, weather_tool
 

@@ -13,10 +13,10 @@ import asyncio
 from structlog.testing import capture_logs
 
 from agent.fanout import DUPLICATE_ID, too_many
+from benchmarks.hostile_server import HostileServer, scripted, tool_uses
 from offline._messages_wire import message_body, protocol_error, text_block
 from tests.agent.helpers import check_history
 from tests.hostile.agents import GUARD_S, ask, claude_agent, events
-from tests.hostile.servers import HostileServer, scripted, tool_uses
 
 
 async def test_300_tool_calls_in_one_reply_run_8_and_answer_all() -> None:

@@ -16,8 +16,8 @@ import pytest
 
 from agent.cli import EXIT_OK
 from agent.log import DROPPED_NOTICE
+from benchmarks.hostile_server import HostileServer, answer
 from tests.hostile.agents import cli
-from tests.hostile.servers import HostileServer, answer
 
 needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
 

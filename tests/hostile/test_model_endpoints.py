@@ -16,10 +16,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from agent.cli import EXIT_NO_ANSWER
-from offline._messages_wire import message_body, sse_bytes, sse_events, text_block
-from tests.agent.helpers import assert_error_sentence
-from tests.hostile.agents import GUARD_S, ask, claude_agent, cli, events
-from tests.hostile.servers import (
+from benchmarks.hostile_server import (
     Exchange,
     HostileServer,
     Route,
@@ -29,6 +26,9 @@ from tests.hostile.servers import (
     pings_forever,
     trickle,
 )
+from offline._messages_wire import message_body, sse_bytes, sse_events, text_block
+from tests.agent.helpers import assert_error_sentence
+from tests.hostile.agents import GUARD_S, ask, claude_agent, cli, events
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,9 @@
 """Hostile servers on 127.0.0.1: the Messages API and the weather APIs, misbehaving on purpose.
 
-Each server runs in a thread of its own (so the synchronous CLI can be pointed at it as well
-as async tests), answers on real sockets, and is started and stopped by the test:
+The adversarial tests (tests/hostile/) and the bench's hostile table (benchmarks/hostile.py)
+both use it. Each server runs in a thread of its own (so the synchronous CLI, or a child
+process, can be pointed at it as well as async code), answers on real sockets, and is
+started and stopped by its user:
 
     with HostileServer(messages=pings_forever()) as server:
         env = server.env()        # ANTHROPIC_BASE_URL and the weather URLs, at the server
