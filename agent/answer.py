@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent.settings import DEFAULT_TURN_TIMEOUT_S
 from errors import ErrorAction
 from resilience import Attempt, Policy
 
@@ -26,6 +27,10 @@ class Limits:
     max_repeats: int = 2  # times the same failing call (tool + input) is tolerated
     max_tokens: int = 1024
     tool_timeout_s: float | None = None  # one tool call, whatever the tool; None: see below
+    turn_timeout_s: float | None = None  # the whole turn; None: AGENT_TURN_TIMEOUT's default
+    max_tool_calls: int = 8  # tool calls one reply may run; the rest are answered "not run"
+    max_concurrent_tools: int = 16  # tool calls running at once in one agent, across turns
+    history_tokens: int = 20_000  # the history kept, at turn boundaries (oldest turns dropped)
 
     def tool_bound_s(self, policy: Policy | None = None) -> float:
         """One tool call's bound: `tool_timeout_s`, else the tools' whole-call deadline (of
@@ -33,6 +38,10 @@ class Limits:
         if self.tool_timeout_s is not None:
             return self.tool_timeout_s
         return (policy or Policy()).deadline_s + TOOL_MARGIN_S
+
+    def turn_time_s(self) -> float:
+        """The whole turn's time: `turn_timeout_s`, else `DEFAULT_TURN_TIMEOUT_S`."""
+        return DEFAULT_TURN_TIMEOUT_S if self.turn_timeout_s is None else self.turn_timeout_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +62,4 @@ class Answer:
     stop_reason: str | None = None
     error: ErrorAction | None = None
     model: str | None = None  # the model that gave the answer (the fallback, if it did)
+    history_trimmed: bool = False  # earlier turns were dropped to keep the history in bounds

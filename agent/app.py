@@ -14,6 +14,7 @@ Your own tools (`tools.tool`) join the built-in ones with `open_agent(settings, 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 import httpx
 import structlog
 
+from agent.admission import BUSY, Admission, Busy
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation
 from agent.loop import Turn
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
     from tools.mcp import McpServer
 
-__all__ = ["Agent", "Answer", "ask", "make_backends", "model_client", "open_agent"]
+__all__ = ["Admission", "Agent", "Answer", "ask", "make_backends", "model_client", "open_agent"]
 
 log = structlog.get_logger("agent")
 
@@ -52,6 +54,14 @@ class Agent:
     limits: Limits = field(default_factory=Limits)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     _turns: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _tool_gate: asyncio.Semaphore | None = None  # made on first use, from the limits
+
+    @property
+    def tool_gate(self) -> asyncio.Semaphore:
+        """The bound on this agent's tool calls running at once, across its turns."""
+        if self._tool_gate is None:
+            self._tool_gate = asyncio.Semaphore(max(1, self.limits.max_concurrent_tools))
+        return self._tool_gate
 
     @property
     def model_name(self) -> str:
@@ -72,6 +82,7 @@ class Agent:
             registry=self.registry,
             limits=self.limits,
             on_text=on_text,
+            tool_gate=self.tool_gate,
         )
         with structlog.contextvars.bound_contextvars(turn=next(self._turns)):
             log.info("agent.turn_started", model=self.model_name)
@@ -139,7 +150,9 @@ async def open_agent(
     tools_http = http if http is not None else _tools_client(settings)
     everything = [*(_builtins(settings, tools_http, policy, observer) if builtins else ())]
     everything += [tool.bound(policy, observer) for tool in tools]
-    caller = ModelCaller(models, model_policy(policy), observer)
+    caller = ModelCaller(
+        models, model_policy(policy, attempt_timeout_s=settings.model_timeout_s), observer
+    )
     closers: list[Callable[[], Awaitable[None]]] = [caller.aclose]
     if http is None:
         closers.append(tools_http.aclose)
@@ -153,7 +166,8 @@ async def open_agent(
         everything += toolset.tools
         closers.append(toolset.aclose)
     bound = limits.tool_bound_s(policy)  # past this policy's own deadline, unless set
-    limits = dataclasses.replace(limits, tool_timeout_s=bound)
+    turn = settings.turn_timeout_s if limits.turn_timeout_s is None else limits.turn_timeout_s
+    limits = dataclasses.replace(limits, tool_timeout_s=bound, turn_timeout_s=turn)
     return Agent(caller, Registry(everything), limits, closers)
 
 
@@ -190,13 +204,33 @@ async def ask(
     client: anthropic.AsyncAnthropic | None = None,
     mcp: Sequence[McpServer] = (),
     on_notice: Callable[[str], None] | None = None,
+    admission: Admission | None = None,
 ) -> Answer:
     """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit),
     with the tools of the `mcp` servers too (`on_notice` hears about those left out).
 
     Asking many: pass the same `http` and `client` (from `model_client`) each time; both
-    are left open, so no question pays for building them.
+    are left open, so no question pays for building them. Asking many at once: pass the
+    same `admission` too, so that overload queues, or is refused early with one plain
+    sentence (unanswered), instead of every question timing out.
     """
+    if admission is None:
+        return await _ask(question, settings, http, client, mcp, on_notice)
+    try:
+        async with admission.slot():
+            return await _ask(question, settings, http, client, mcp, on_notice)
+    except Busy:
+        return Answer(BUSY.user_message, answered=False, error=BUSY)
+
+
+async def _ask(
+    question: str,
+    settings: Settings,
+    http: httpx.AsyncClient | None,
+    client: anthropic.AsyncAnthropic | None,
+    mcp: Sequence[McpServer],
+    on_notice: Callable[[str], None] | None,
+) -> Answer:
     agent = await open_agent(settings, http=http, client=client, mcp=mcp, on_notice=on_notice)
     try:
         return await agent.ask(question)

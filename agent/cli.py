@@ -210,8 +210,18 @@ def _with_settings(args: argparse.Namespace, io: Streams, body: Callable[[Settin
     except BadSetting as bad:  # e.g. a weather endpoint that is not an http(s) URL
         io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
         return EXIT_USAGE
+    _register_secrets(settings, io.env)
     with _logging(settings, io):
         return _guarded(lambda: _traced(args, io, body)(settings), io)
+
+
+def _register_secrets(settings: Settings, env: Mapping[str, str]) -> None:
+    """The configured key, endpoint credentials and *_KEY/_TOKEN/... values, masked by value
+    from here on (in the log, on stderr, in what the model reads)."""
+    from agent.secrets import register_configured_secrets
+    from errors import register_secret
+
+    register_configured_secrets(settings, env, register_secret)
 
 
 @contextlib.contextmanager
@@ -226,13 +236,23 @@ def _logging(settings: Settings, io: Streams) -> Iterator[None]:
 
 
 def _open_log(path: str | None, io: Streams, stack: contextlib.ExitStack) -> IO[str] | None:
+    """The log file, appended to; created readable by its owner only (it records what was
+    asked and what failed). Closed quietly: a disk that filled up must not end the command."""
     if path is None:
         return None
     try:
-        return stack.enter_context(open(path, "a", encoding="utf-8"))
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        file = os.fdopen(descriptor, "a", encoding="utf-8")
     except OSError:
         io.stderr.write("The log file in AGENT_LOG_FILE can't be opened; logging to it is off.\n")
         return None
+    stack.callback(_close_quietly, file)
+    return file
+
+
+def _close_quietly(file: IO[str]) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        file.close()
 
 
 def _run_ask(args: argparse.Namespace, io: Streams) -> int:
@@ -272,9 +292,11 @@ def _answer(question: str, settings: Settings, io: Streams, mcp: list[McpServer]
 
     if settings.banner:
         io.stderr.write(settings.banner + "\n")
+    from agent.terminal import for_terminal
+
     answer = asyncio.run(ask(question, settings, mcp=mcp, on_notice=_notice(io)))
     stream = io.stdout if answer.answered else io.stderr
-    stream.write(answer.text + "\n")
+    stream.write(for_terminal(answer.text) + "\n")  # the model's text must not drive a terminal
     return EXIT_OK if answer.answered else EXIT_NO_ANSWER
 
 

@@ -10,11 +10,18 @@ cancelled, refused or unanswered turn leaves the history exactly as it was::
         conversation.add_user_text(question)
         ...
         turn.commit()
+
+The history is kept within a token budget at turn boundaries (`keep_within`, before a new
+question): the oldest whole turns are dropped, a turn being everything from one question to
+the next, so a `tool_use` and its `tool_result` are never split. Tokens are estimated
+cheaply, a token per four characters of the messages' JSON, or the API's own count of the
+last request (`note_usage`) when that is larger.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -28,7 +35,9 @@ if TYPE_CHECKING:
 
     from agent.models import Reply
 
-__all__ = ["Conversation", "TurnScope"]
+__all__ = ["CHARS_PER_TOKEN", "Conversation", "TurnScope"]
+
+CHARS_PER_TOKEN = 4  # a cheap, conservative estimate for English text and JSON
 
 
 class TurnScope:
@@ -48,12 +57,15 @@ class TurnScope:
         if self.start <= 0:
             return False
         del self._conversation._messages[: self.start]
+        self._conversation._reported_tokens = 0
         self.start = 0
         return True
 
     def rollback(self) -> None:
         """Forget everything this turn added."""
-        del self._conversation._messages[self.start :]
+        if len(self._conversation) > self.start:
+            del self._conversation._messages[self.start :]
+            self._conversation._reported_tokens = 0
 
 
 class Conversation:
@@ -61,6 +73,7 @@ class Conversation:
 
     def __init__(self) -> None:
         self._messages: list[MessageParam] = []
+        self._reported_tokens = 0  # the API's count for the last request on this history
 
     @property
     def messages(self) -> list[MessageParam]:
@@ -100,6 +113,41 @@ class Conversation:
     def reset(self) -> None:
         """Start over."""
         self._messages.clear()
+        self._reported_tokens = 0
+
+    def note_usage(self, input_tokens: int) -> None:
+        """The API's count of the tokens in the last request made on this history."""
+        self._reported_tokens = max(0, input_tokens)
+
+    def tokens(self) -> int:
+        """The history's size in tokens, estimated (see the module's doc)."""
+        chars = sum(_chars(message) for message in self._messages)
+        return max(chars // CHARS_PER_TOKEN, self._reported_tokens)
+
+    def keep_within(self, budget_tokens: int) -> int:
+        """Drop the oldest whole turns until the history fits `budget_tokens`; how many were
+        dropped. Call it between turns, never inside one."""
+        sizes = [_chars(message) for message in self._messages]
+        estimate = max(sum(sizes) // CHARS_PER_TOKEN, self._reported_tokens)
+        dropped = 0
+        while self._messages and estimate > budget_tokens:
+            cut = next((i for i in self._question_starts() if i > 0), len(self._messages))
+            del self._messages[:cut]
+            del sizes[:cut]
+            self._reported_tokens = 0  # counted on messages no longer here
+            estimate = sum(sizes) // CHARS_PER_TOKEN
+            dropped += 1
+        return dropped
+
+    def _question_starts(self) -> list[int]:
+        """Where turns begin: user messages that carry no tool_result (those answer the
+        assistant message before them, in the same turn)."""
+        return [
+            index
+            for index, message in enumerate(self._messages)
+            if message["role"] == "user"
+            and not any(b["type"] == "tool_result" for b in _as_blocks(message["content"]))
+        ]
 
     def _add_assistant(self, blocks: Sequence[ContentBlockParam]) -> bool:
         if blocks:
@@ -115,6 +163,10 @@ class Conversation:
             self._messages[-1] = {"role": "user", "content": merged}
             return
         self._messages.append({"role": "user", "content": list(blocks)})
+
+
+def _chars(message: MessageParam) -> int:
+    return len(json.dumps(message, ensure_ascii=False, default=str))
 
 
 def _text_blocks(text: str) -> list[TextBlockParam]:

@@ -4,13 +4,18 @@ Every event passes the redaction processor before any renderer sees it, so no AP
 token or `key=` value is ever written. Context (turn, tool_use_id, attempt) comes from
 `structlog.contextvars`, bound per call by the loop. A failure's event carries
 `ErrorAction.log_fields()`: error_type, action, retryable and developer_note.
+
+Logging is best effort: a sink whose write fails (a full disk, `/dev/full`, a closed
+stream) is dropped with one notice on stderr and one `agent.log_sink_dropped` event to the
+sinks still working; the turn goes on. A log must never cost an answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 import structlog
@@ -18,7 +23,15 @@ from structlog.typing import EventDict, Processor, WrappedLogger
 
 from errors import redact
 
-__all__ = ["LogSinks", "configure_logging", "redact_event", "shared_processors"]
+__all__ = [
+    "DROPPED_NOTICE",
+    "LogSinks",
+    "configure_logging",
+    "redact_event",
+    "shared_processors",
+]
+
+DROPPED_NOTICE = "The log file in AGENT_LOG_FILE can't be written; logging to it is off."
 
 
 def redact_event(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:
@@ -48,30 +61,84 @@ def shared_processors() -> list[Processor]:
 
 
 class LogSinks:
-    """The last processor: writes each event as JSON to `file` and readable to `console`."""
+    """The last processor: writes each event as JSON to `file` and readable to `console`.
 
-    def __init__(self, file: IO[str] | None, console: IO[str] | None) -> None:
+    A sink whose write raises `OSError` or `ValueError` (a closed file) is dropped: the file
+    with `DROPPED_NOTICE` written once to `notice` (stderr), the console silently (it is
+    stderr). What was dropped is then logged, once, to the sink still working, if any.
+    """
+
+    def __init__(
+        self, file: IO[str] | None, console: IO[str] | None, notice: IO[str] | None = None
+    ) -> None:
         self._file = file
         self._console = console
+        self._notice = notice
         self._render = structlog.dev.ConsoleRenderer(colors=False)
 
     def __call__(self, logger: WrappedLogger, method: str, event: EventDict) -> str:
-        if self._file is not None:
-            self._file.write(json.dumps(event, default=str, ensure_ascii=False) + "\n")
-            self._file.flush()
-        if self._console is not None:
-            self._console.write(str(self._render(logger, method, dict(event))) + "\n")
-            self._console.flush()
+        self._emit(logger, method, event)
         raise structlog.DropEvent
+
+    def _emit(self, logger: WrappedLogger, method: str, event: EventDict) -> None:
+        dropped = []
+        if self._file is not None and not _wrote(self._file, lambda: _json_line(event)):
+            dropped.append("file")
+            _close_quietly(self._file)
+            self._file = None
+            _write_quietly(self._notice, DROPPED_NOTICE + "\n")
+        if self._console is not None and not _wrote(
+            self._console, lambda: str(self._render(logger, method, dict(event))) + "\n"
+        ):
+            dropped.append("console")
+            self._console = None
+        for sink in dropped:
+            if self._file is not None or self._console is not None:
+                notice = {
+                    "event": "agent.log_sink_dropped",
+                    "sink": sink,
+                    "level": "warning",
+                    "timestamp": event.get("timestamp"),
+                }
+                self._emit(logger, "warning", notice)
+
+
+def _json_line(event: EventDict) -> str:
+    return json.dumps(event, default=str, ensure_ascii=False) + "\n"
+
+
+def _wrote(stream: IO[str], line: Callable[[], str]) -> bool:
+    """Write and flush one line; False if the stream refused it."""
+    try:
+        stream.write(line())
+        stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _write_quietly(stream: IO[str] | None, text: str) -> None:
+    if stream is not None:
+        with contextlib.suppress(OSError, ValueError):
+            stream.write(text)
+            stream.flush()
+
+
+def _close_quietly(stream: IO[str]) -> None:
+    """Close a failed sink; its buffer cannot be written either, so it is discarded."""
+    with contextlib.suppress(OSError, ValueError):
+        stream.close()
 
 
 def configure_logging(
     *, log_file: IO[str] | None = None, console: IO[str] | None = None, verbose: bool = False
 ) -> None:
-    """Configure structlog for the whole process; call once, from an entry point."""
+    """Configure structlog for the whole process; call once, from an entry point. `console`
+    (stderr) gets readable events with `verbose`, and the notice of a dropped log file."""
     level = logging.DEBUG if verbose else logging.INFO
+    sinks = LogSinks(log_file, console if verbose else None, notice=console)
     structlog.configure(
-        processors=[*shared_processors(), LogSinks(log_file, console if verbose else None)],
+        processors=[*shared_processors(), sinks],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.ReturnLoggerFactory(),
         cache_logger_on_first_use=False,

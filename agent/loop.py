@@ -8,11 +8,16 @@ again, or says so. Past `max_rounds`, or once the model keeps repeating a failin
 model is asked once more with tools switched off; if even that does not give an answer, the
 agent phrases one itself. A reply with no text at all is no answer: the turn ends unanswered.
 
+A turn has a deadline (`Limits.turn_timeout_s`, AGENT_TURN_TIMEOUT): every model call runs
+within it and every tool round is cut at what is left of it. When it runs out, the turn ends
+with one plain sentence (`OUT_OF_TIME`), unanswered.
+
 The turn runs in a `Conversation.turn()` scope: only an answered turn commits what it added.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import structlog
@@ -20,17 +25,18 @@ import structlog
 from agent import spans
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation, TurnScope
+from agent.fanout import plan_calls, unique_ids
 from agent.model_call import ModelCaller, ModelUnavailable
 from agent.models import ModelRequest, PromptTooLong, Reply, TextSink, ToolCall
 from agent.tool_round import NOT_RUN, ToolRound, result_block
-from errors import Action, ErrorAction
-from resilience import Attempt
+from errors import Action, ErrorAction, duration
+from resilience import Attempt, Deadline
 from tools import Registry
 
 if TYPE_CHECKING:
     from anthropic.types import ToolChoiceParam, ToolResultBlockParam
 
-__all__ = ["NO_ANSWER", "SYSTEM_PROMPT", "Turn"]
+__all__ = ["GAVE_UP", "NO_ANSWER", "OUT_OF_ROUNDS", "SYSTEM_PROMPT", "Turn", "out_of_time"]
 
 log = structlog.get_logger("agent")
 
@@ -53,6 +59,10 @@ GAVE_UP = (
     "I couldn't finish looking that up: the tools kept failing, so I stopped rather than "
     "keep trying. Please try again in a little while."
 )
+OUT_OF_ROUNDS = (
+    "I couldn't finish looking that up: it took more steps than one question may, so I "
+    "stopped there. Please ask again, perhaps about fewer things at once."
+)
 REFUSED = "I can't help with that request."
 NO_ANSWER = (
     "The model finished without saying anything, so there is no answer; "
@@ -72,16 +82,35 @@ _EMPTY = ErrorAction(
 )
 
 
-def _bounded(calls: int, stuck: bool, limits: Limits) -> ErrorAction:
-    """The record of a turn stopped by its bounds (the repeat bound or `max_rounds`)."""
+def out_of_time(limit_s: float) -> ErrorAction:
+    """The record of a turn whose deadline ran out before an answer."""
+    return ErrorAction(
+        error_type="turn_timed_out",
+        user_message=(
+            f"This question took longer than its limit of {duration(max(1, round(limit_s)))}, "
+            "so it was stopped without an answer; please try again, perhaps asking for less "
+            "at once."
+        ),
+        action=Action.ESCALATE,  # the same question would take as long: the user decides
+        action_detail="Do not resend as is; report no answer and let the user ask again.",
+        retryable=False,
+        developer_note=f"the turn's deadline ({limit_s:g} s, AGENT_TURN_TIMEOUT) ran out; "
+        "turn not kept",
+    )
+
+
+def _bounded(calls: int, stuck: bool, failed: bool, limits: Limits) -> ErrorAction:
+    """The record of a turn stopped by its bounds (the repeat bound or `max_rounds`); its
+    sentence says what happened: tools that kept failing (`failed`), or simply no rounds left."""
     why = (
         f"the model repeated a failing call more than {limits.max_repeats} times"
         if stuck
         else f"all {limits.max_rounds} rounds used"
+        + ("" if failed else ", every tool call succeeded")
     )
     return ErrorAction(
         error_type="turn_bounded",
-        user_message=GAVE_UP,
+        user_message=GAVE_UP if stuck or failed else OUT_OF_ROUNDS,
         action=Action.ESCALATE,  # more rounds would not help: stop and answer with what there is
         action_detail="Stop calling tools; ask the model once more with tools off, then answer.",
         retryable=False,
@@ -93,6 +122,7 @@ class Turn:
     """One turn of a conversation; create one per question."""
 
     _scope: TurnScope  # the history this turn adds, set by `run`
+    _deadline: Deadline  # when the turn must be over, set by `run`
 
     def __init__(
         self,
@@ -103,6 +133,7 @@ class Turn:
         limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
         system: str = SYSTEM_PROMPT,
         on_text: TextSink | None = None,
+        tool_gate: asyncio.Semaphore | None = None,
     ) -> None:
         self._conversation = conversation
         self._caller = caller
@@ -111,11 +142,15 @@ class Turn:
         self._system = system
         self._on_text = on_text
         self._tools = ToolRound(
-            registry, max_repeats=limits.max_repeats, timeout_s=limits.tool_bound_s()
+            registry,
+            max_repeats=limits.max_repeats,
+            timeout_s=limits.tool_bound_s(),
+            gate=tool_gate,
         )
         self._timeline: list[Attempt] = []
         self._results: list[ToolResultBlockParam] = []
         self._calls = 0
+        self._trimmed = False  # earlier turns were dropped, by the budget or after a refusal
 
     async def run(self, question: str) -> Answer:
         """Answer `question`; never raises for a failure (cancellation still propagates)."""
@@ -125,13 +160,34 @@ class Turn:
             return answer
 
     async def _run(self, question: str) -> Answer:
+        limit = self._limits.turn_time_s()
+        self._deadline = Deadline.after(limit, self._caller.engine.policy.clock)
+        self._keep_history_in_bounds()
         with self._conversation.turn() as scope:
             self._scope = scope
             self._conversation.add_user_text(question)
             try:
                 return await self._loop()
             except ModelUnavailable as exc:
-                return self._answer(exc.sentence, None, answered=False, error=exc.result)
+                if self._deadline.remaining() > 0:
+                    return self._answer(exc.sentence, None, answered=False, error=exc.result)
+                record = out_of_time(limit)
+                log.warning("agent.turn_timed_out", **record.log_fields())
+                return self._answer(record.user_message, None, answered=False, error=record)
+
+    def _keep_history_in_bounds(self) -> None:
+        """Before the question: the oldest whole turns dropped until the history fits."""
+        before = self._conversation.tokens()
+        dropped = self._conversation.keep_within(self._limits.history_tokens)
+        if dropped:
+            self._trimmed = True
+            log.info(
+                "agent.history_budget",
+                dropped_turns=dropped,
+                tokens_before=before,
+                tokens_after=self._conversation.tokens(),
+                budget_tokens=self._limits.history_tokens,
+            )
 
     async def _loop(self) -> Answer:
         for _ in range(self._limits.max_rounds):
@@ -174,7 +230,9 @@ class Turn:
             tool_choice=tool_choice,
             on_text=self._on_text,
         )
-        return await self._caller.create(request, self._timeline)
+        reply = await self._caller.create(request, self._timeline, deadline=self._deadline)
+        self._conversation.note_usage(reply.usage.input_tokens)
+        return reply
 
     async def _paused(self, reply: Reply) -> Answer | None:
         """Send the paused turn back as it is; tool calls in it are run and answered first."""
@@ -184,16 +242,21 @@ class Turn:
         return None
 
     async def _run_tools(self, reply: Reply) -> Answer | None:
-        self._conversation.add_reply(reply)
-        done = await self._tools.run(reply.tool_calls)
+        """At most `max_tool_calls` of the reply's calls run; every kept `tool_use` gets
+        exactly one `tool_result` (see `agent.fanout`)."""
+        fan = plan_calls(reply, self._limits.max_tool_calls)
+        self._conversation.add_reply(fan.reply)
+        done = await self._tools.run(fan.run, deadline=self._deadline)
+        results = fan.results(done.results)
         self._timeline.extend(done.attempts)
-        self._results.extend(done.results)
-        self._conversation.add_tool_results(done.results)
+        self._results.extend(results)
+        self._conversation.add_tool_results(results)
         return await self._wrap_up() if self._tools.stuck else None
 
     async def _wrap_up(self) -> Answer:
         """Out of rounds, or stuck on a failing call: one last call, with tools off."""
-        record = _bounded(self._calls, self._tools.stuck, self._limits)
+        failed = any(result.get("is_error") for result in self._results)
+        record = _bounded(self._calls, self._tools.stuck, failed, self._limits)
         log.warning(
             "agent.turn_bounded",
             rounds=self._calls,
@@ -203,7 +266,7 @@ class Turn:
         self._conversation.add_user_text(WRAP_UP)
         reply = await self._ask(_NO_TOOLS)
         if reply.stop_reason in {"tool_use", "pause_turn"} or not reply.text:
-            return self._finish(reply, GAVE_UP, replace=True)
+            return self._finish(reply, record.user_message, replace=True)
         return self._finish(reply)
 
     def _finish(self, reply: Reply, note: str = "", *, replace: bool = False) -> Answer:
@@ -219,6 +282,7 @@ class Turn:
     def _keep(self, reply: Reply, note: str) -> None:
         """The reply into the history, which then ends with an assistant message: unrun tool
         calls are closed, and a reply with nothing left to keep is stood in for by the note."""
+        reply, _ = unique_ids(reply)  # one tool_use per id, as the API requires
         kept = self._conversation.add_reply(reply)
         if reply.tool_calls:
             self._conversation.add_tool_results([_not_run(use) for use in reply.tool_calls])
@@ -246,6 +310,7 @@ class Turn:
         dropped = self._scope.start
         if not self._scope.forget_earlier():
             return False
+        self._trimmed = True
         log.info("agent.history_trimmed", dropped_before=dropped)
         return True
 
@@ -267,6 +332,7 @@ class Turn:
             stop_reason=stop_reason,
             error=error,
             model=_answering_model(self._timeline),
+            history_trimmed=self._trimmed,
         )
 
 

@@ -48,13 +48,19 @@ MODEL_POLICY = Policy(
 )
 
 
-def model_policy(tools_policy: Policy | None = None) -> Policy:
-    """`MODEL_POLICY`, on the tools policy's sleep, clock and jitter when given."""
-    if tools_policy is None:
-        return MODEL_POLICY
-    return dataclasses.replace(
-        MODEL_POLICY, sleep=tools_policy.sleep, clock=tools_policy.clock, rand=tools_policy.rand
-    )
+def model_policy(
+    tools_policy: Policy | None = None, *, attempt_timeout_s: float | None = None
+) -> Policy:
+    """`MODEL_POLICY`, on the tools policy's sleep, clock and jitter when given, and with
+    `attempt_timeout_s` (AGENT_MODEL_TIMEOUT: one attempt, streaming included) when given."""
+    policy = MODEL_POLICY
+    if tools_policy is not None:
+        policy = dataclasses.replace(
+            policy, sleep=tools_policy.sleep, clock=tools_policy.clock, rand=tools_policy.rand
+        )
+    if attempt_timeout_s is not None:
+        policy = dataclasses.replace(policy, attempt_timeout_s=attempt_timeout_s)
+    return policy
 
 
 _KEY_PROBLEMS = {"auth_invalid_credentials", "auth_missing_key", "auth_token_expired"}

@@ -16,7 +16,7 @@ from agent.app import Agent
 from agent.console import Screen, trace_table
 from agent.conversation import Conversation
 
-__all__ = ["HELP", "PROMPT", "Repl", "run_repl"]
+__all__ = ["HELP", "HISTORY_NOTE", "PROMPT", "Repl", "run_repl"]
 
 PROMPT = "you› "
 HELP = """\
@@ -26,6 +26,11 @@ Ask about the weather ("weather in Paris and Lima?") or give a sum ("what is 12 
   /reset  forget the conversation and start over
   /trace  the last turn's timeline: every attempt, its source, duration, action and wait
   /quit   leave (Ctrl-D works too; Ctrl-C cancels a running turn)"""
+# Said once a session, the first time earlier turns are dropped to keep the history in bounds.
+HISTORY_NOTE = (
+    "(The oldest parts of this conversation were set aside to keep it within bounds; "
+    "the model no longer sees them.)"
+)
 
 
 class Repl:
@@ -37,6 +42,7 @@ class Repl:
         self.conversation = Conversation()
         self.last: Answer | None = None
         self._streamed = False
+        self._told_trimmed = False
         self._commands: dict[str, Callable[[], bool]] = {
             "/help": self._help,
             "/tools": self._tools,
@@ -62,7 +68,10 @@ class Repl:
 
     async def _turn(self, question: str) -> None:
         self._streamed = False
-        answer = await self.agent.ask(question, self.conversation, on_text=self._stream)
+        try:
+            answer = await self.agent.ask(question, self.conversation, on_text=self._stream)
+        finally:
+            self.screen.clear_status()  # a count of seconds, if one is still shown, stops
         self.last = answer
         if not answer.answered:
             self.screen.line(answer.text, style="bold red")  # on a line of its own
@@ -70,6 +79,9 @@ class Repl:
             self.screen.line(answer.text)
         else:
             self.screen.end_line()
+        if answer.history_trimmed and not self._told_trimmed:
+            self._told_trimmed = True
+            self.screen.line(HISTORY_NOTE, style="dim")
 
     def _stream(self, text: str) -> None:
         self._streamed = True

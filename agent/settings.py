@@ -3,14 +3,18 @@ repr."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from errors import BadSetting
 from tools import Endpoints, check_http_url
 
-__all__ = ["DEFAULT_MODEL", "Settings"]
+__all__ = ["DEFAULT_MODEL", "DEFAULT_MODEL_TIMEOUT_S", "DEFAULT_TURN_TIMEOUT_S", "Settings"]
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
+DEFAULT_MODEL_TIMEOUT_S = 120.0  # one model attempt, streaming included (AGENT_MODEL_TIMEOUT)
+DEFAULT_TURN_TIMEOUT_S = 300.0  # one question, every model call and tool round (AGENT_TURN_TIMEOUT)
 _TRUE = {"1", "true", "yes", "on"}
 
 
@@ -26,6 +30,8 @@ class Settings:
     log_file: str | None = None
     endpoints: Endpoints = field(default_factory=Endpoints)
     verbose: bool = False
+    model_timeout_s: float = DEFAULT_MODEL_TIMEOUT_S  # one model attempt, however it streams
+    turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S  # one whole turn
 
     def __post_init__(self) -> None:
         """Online needs a key; like the weather endpoints, a non-http(s) base URL is refused."""
@@ -55,6 +61,8 @@ class Settings:
             log_file=env.get("AGENT_LOG_FILE", "").strip() or None,
             endpoints=Endpoints.from_env(env),
             verbose=verbose,
+            model_timeout_s=_seconds(env, "AGENT_MODEL_TIMEOUT", DEFAULT_MODEL_TIMEOUT_S),
+            turn_timeout_s=_seconds(env, "AGENT_TURN_TIMEOUT", DEFAULT_TURN_TIMEOUT_S),
         )
 
     @property
@@ -76,3 +84,18 @@ class Settings:
             "Offline: a scripted model and simulated weather services answer here; "
             f"{how} to use Claude."
         )
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A positive, finite number of seconds from `env[name]` (unset or empty: `default`);
+    anything else is `BadSetting` naming the variable."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise BadSetting(name, "must be a positive number of seconds")
+    return value

@@ -2,8 +2,8 @@
 
 A call that already failed in this turn (same tool, same input) is not run again: the model
 is told plainly not to repeat it (`REPEATED`), and past `max_repeats` the turn is wrapped up.
-Each call is bounded (`timeout_s`, enforced by `Registry.dispatch`), whatever the tool: one
-built without the middleware cannot hang a turn.
+Each call is bounded (`timeout_s`, and what is left of the turn's deadline, enforced by
+`Registry.dispatch`), whatever the tool: one built without the middleware cannot hang a turn.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import structlog
 
 from agent import spans
 from agent.models import ToolCall
-from errors import Action, ErrorAction, classify
-from resilience import Attempt
+from errors import Action, DeadlineExceeded, ErrorAction, classify
+from resilience import Attempt, Deadline
 from tools import Registry, ToolResult
 from tools.registry import SOURCE
 
@@ -80,10 +80,18 @@ class RoundResult:
 class ToolRound:
     """Runs tool calls for one turn, remembering which calls failed."""
 
-    def __init__(self, registry: Registry, *, max_repeats: int, timeout_s: float) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        max_repeats: int,
+        timeout_s: float,
+        gate: asyncio.Semaphore | None = None,
+    ) -> None:
         self._registry = registry
         self._max_repeats = max_repeats
         self._timeout_s = timeout_s
+        self._gate = gate  # the agent's bound on tool calls running at once, if any
         self._failures: Counter[tuple[str, str]] = Counter()
 
     @property
@@ -91,13 +99,21 @@ class ToolRound:
         """True once some failing call was repeated more often than tolerated."""
         return any(count > self._max_repeats for count in self._failures.values())
 
-    async def run(self, uses: Sequence[ToolCall]) -> RoundResult:
-        """One `tool_result` per call, in the same order, with the attempts behind them."""
-        done = await asyncio.gather(*(self._one(use) for use in uses))
+    async def run(
+        self, uses: Sequence[ToolCall], *, deadline: Deadline | None = None
+    ) -> RoundResult:
+        """One `tool_result` per call, in the same order, with the attempts behind them; each
+        call cut at `timeout_s` or at `deadline` (the turn's), whichever is first."""
+        timeout = (
+            self._timeout_s if deadline is None else min(self._timeout_s, deadline.remaining())
+        )
+        done = await asyncio.gather(*(self._one(use, timeout) for use in uses))
         attempts = tuple(attempt for _, result in done for attempt in result)
         return RoundResult([block for block, _ in done], attempts)
 
-    async def _one(self, use: ToolCall) -> tuple[ToolResultBlockParam, tuple[Attempt, ...]]:
+    async def _one(
+        self, use: ToolCall, timeout_s: float
+    ) -> tuple[ToolResultBlockParam, tuple[Attempt, ...]]:
         with (
             structlog.contextvars.bound_contextvars(tool_use_id=use.id, tool=use.name[:80]),
             spans.tool(use, known=use.name in self._registry) as span,
@@ -106,19 +122,40 @@ class ToolRound:
             if self._failures[key]:
                 spans.tool_done(span, REPEATED)
                 return self._repeated(use.id, key), ()
-            result = await self._dispatch(use.name, use.input)
+            result = await self._dispatch(use.name, use.input, timeout_s)
             spans.tool_done(span, result)
             return self._settle(use.id, key, result), result.attempts
 
-    async def _dispatch(self, name: str, tool_input: object) -> ToolResult:
-        """The registry's result, bounded by `timeout_s` (the registry's job, not ours)."""
+    async def _dispatch(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:
+        """The registry's result, bounded by `timeout_s` (the registry's job, not ours),
+        once the agent's gate lets the call through (the wait counts against `timeout_s`)."""
+        if self._gate is None:
+            return await self._dispatch_now(name, tool_input, timeout_s)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + timeout_s
         try:
-            return await self._registry.dispatch(name, tool_input, timeout_s=self._timeout_s)
+            async with asyncio.timeout_at(until):
+                await self._gate.acquire()
+        except TimeoutError:
+            late = DeadlineExceeded("no tool slot came free before the turn's time ran out")
+            return self._failed(name, late, "tool.timed_out", "waiting for a free tool slot")
+        try:
+            return await self._dispatch_now(name, tool_input, max(0.0, until - loop.time()))
+        finally:
+            self._gate.release()
+
+    async def _dispatch_now(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:
+        try:
+            return await self._registry.dispatch(name, tool_input, timeout_s=timeout_s)
         except Exception as exc:  # the registry never raises; should it, still answer the call
-            result = classify(exc, "running a tool").result
-            log.error("tool.crashed", source=SOURCE, **result.log_fields())
-            attempt = Attempt(name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
-            return ToolResult.failed(result, (attempt,))
+            return self._failed(name, exc, "tool.crashed", "running a tool")
+
+    def _failed(self, name: str, error: Exception, event: str, activity: str) -> ToolResult:
+        """A call settled here, outside the registry: classified, logged once, one attempt."""
+        result = classify(error, activity).result
+        log.error(event, source=SOURCE, **result.log_fields())
+        attempt = Attempt(name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
+        return ToolResult.failed(result, (attempt,))
 
     def _settle(
         self, tool_use_id: str, key: tuple[str, str], result: ToolResult

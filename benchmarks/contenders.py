@@ -1,7 +1,8 @@
 """The three contenders, each behind the same `ask(question, urls)`.
 
 - "this agent": `agent.app.ask` with settings read from an environment that points at the fault
-  server (api key "test-key", online), sharing one HTTP client from `tools.http.make_client`;
+  server (api key "test-key", online), sharing one HTTP client from `tools.http.make_client`,
+  one Claude client and one `Admission` (as a server would);
 - "article loop": the baseline port in `benchmarks.article_loop`, the SDK at default settings;
 - "SDK tool runner": `client.beta.messages.tool_runner(…, thread=False)` with a typical tool.
 """
@@ -26,21 +27,24 @@ class ThisAgent:
 
     name = "this agent"
 
-    def __init__(self) -> None:
-        from agent.app import ask, model_client  # late: the bench runs without it, minus this row
+    def __init__(self, *, admission: bool = True) -> None:
+        from agent.app import Admission, ask, model_client  # late: the bench runs without it
         from agent.settings import Settings
         from tools.http import make_client
 
         self._ask, self._model_client, self._settings = ask, model_client, Settings
         self._http = make_client()
         self._client: Any = None  # one Claude client for the whole run, as a server would keep
+        self._admission = Admission() if admission else None  # overload queues or is refused
 
     async def ask(self, question: str, urls: Urls) -> str | None:
         """The agent's answer, or None when it says it could not produce one."""
         settings = self._settings.from_env(urls.env(API_KEY), offline=False)
         if self._client is None:
             self._client = self._model_client(settings)
-        answer = await self._ask(question, settings, http=self._http, client=self._client)
+        answer = await self._ask(
+            question, settings, http=self._http, client=self._client, admission=self._admission
+        )
         return answer.text if answer.answered else None
 
     async def aclose(self) -> None:

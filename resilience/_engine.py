@@ -119,6 +119,7 @@ class _Run:
             if not breaker.allow():
                 return self._skipped(source.name, breaker)
             started = self.policy.clock()
+            self.call.notify("attempting", source.name, f"waiting for {source.name}")
             with self.call.trace.attempt(source.name, info.number):  # a span, if tracing
                 try:
                     value = await self._attempt(source, info, breaker)

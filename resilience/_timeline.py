@@ -12,7 +12,9 @@ from typing import Literal, Protocol
 
 __all__ = ["Attempt", "Observer", "Progress", "ProgressKind"]
 
-ProgressKind = Literal["retrying", "waiting", "falling_back", "degraded", "skipped"]
+# "attempting": an attempt at `source` has just gone out (a display may count the seconds);
+# the others say what follows a failure.
+ProgressKind = Literal["attempting", "retrying", "waiting", "falling_back", "degraded", "skipped"]
 
 
 @dataclass(frozen=True, slots=True)

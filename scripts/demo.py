@@ -37,6 +37,7 @@ from agent.console import trace_table
 from agent.log import shared_processors
 from agent.models import ModelBackend
 from agent.settings import Settings
+from agent.terminal import for_terminal
 from offline import (
     GEOCODING,
     WTTR,
@@ -188,21 +189,23 @@ async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
 def show(console: Console, number: int, outcome: Outcome) -> None:
     """One scenario, in full."""
     console.print(Rule(f"{number}. {outcome.scenario.title}", align="left"))
-    console.print(Text.assemble(("Question: ", "bold"), outcome.scenario.question))
+    console.print(Text.assemble(("Question: ", "bold"), for_terminal(outcome.scenario.question)))
     console.print(trace_table(outcome.answer.attempts))
     console.print("[bold]What the model was told:[/]")
     for block in outcome.answer.tool_results or [{"content": "(no tool calls)"}]:
         line = Text("  ")
         if block.get("is_error"):
             line.append("is_error ", style="red")
-        console.print(line.append(str(block["content"])))
+        console.print(line.append(for_terminal(str(block["content"]))))
     console.print("[bold]What the developer log recorded:[/]")
     for event in outcome.events:
         if event["event"] not in _QUIET_EVENTS:
-            console.print(f"  {_log_line(event)}", markup=False, highlight=False, style="dim")
+            logged = for_terminal(f"  {_log_line(event)}")
+            console.print(logged, markup=False, highlight=False, style="dim")
     style = "green" if outcome.answer.answered else "red"
-    # Model text is shown as it is: through markup, an answer holding "[/x]" would break it.
-    console.print(Text.assemble(("Answer: ", "bold"), (outcome.answer.text, style)))
+    # Model text is shown as plain Text (an answer holding "[/x]" would break markup), and
+    # sanitised: no escape sequence from a model reaches the terminal.
+    console.print(Text.assemble(("Answer: ", "bold"), (for_terminal(outcome.answer.text), style)))
 
 
 def _log_line(event: EventDict) -> str:

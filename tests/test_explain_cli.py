@@ -16,6 +16,7 @@ import structlog
 
 from agent.cli import EXIT_BROKEN_PIPE, EXIT_NO_ANSWER, EXIT_OK, EXIT_USAGE, main
 from agent.explain import run
+from agent.models.claude import READ_TIMEOUT_S
 from agent.settings import DEFAULT_MODEL, Settings
 from errors import error_to_action
 
@@ -196,7 +197,8 @@ def test_llm_forced_offline_uses_the_rules_without_calling_claude(
 def test_llm_asks_claude_at_the_base_url_with_the_settings_model_and_a_timeout(
     httpx2_mock: Any, tmp_path: Path, argv: list[str], env: dict[str, str], model: str
 ) -> None:
-    """One request to ANTHROPIC_BASE_URL, the configured model, the shared client's 60 s bound."""
+    """One request to ANTHROPIC_BASE_URL, the configured model, the shared client's 15 s bound
+    on the first byte (and on each gap between bytes)."""
     claude = httpx2_mock.post(f"{BASE}/v1/messages").respond(500, json=CLAUDE_DOWN)
     code, _, _ = command(
         ["explain-error", "--llm", *argv], json.dumps(BILLING), online(tmp_path, **env)
@@ -204,7 +206,7 @@ def test_llm_asks_claude_at_the_base_url_with_the_settings_model_and_a_timeout(
     assert code == EXIT_OK
     [call] = claude.calls
     assert json.loads(call.request.content)["model"] == model
-    assert call.request.extensions["timeout"]["read"] == 60.0
+    assert call.request.extensions["timeout"]["read"] == READ_TIMEOUT_S
 
 
 def test_llm_falls_back_to_the_rules_and_logs_why_in_the_log_file(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import ssl
 from collections.abc import Mapping
 from typing import Any
@@ -23,6 +24,7 @@ from errors import BadSetting, BadUpstreamData, ResponseTooLarge, UpstreamStatus
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "MAX_JSON_DEPTH",
     "USER_AGENT",
     "check_http_url",
     "get_capped",
@@ -189,16 +191,54 @@ def _why(body: bytes) -> str:
     return body[:160].decode("utf-8", "replace")
 
 
+MAX_JSON_DEPTH = 64  # no weather answer nests deeper than a handful of levels
+
+
 def parse_json(body: bytes, source: str, content_type: str = "") -> Any:
-    """`body` as JSON, or `BadUpstreamData` (NaN and Infinity are not JSON either)."""
+    """`body` as JSON, or `BadUpstreamData`: not JSON, a non-finite number (`NaN`,
+    `Infinity`, or `1e999`, which overflows to infinity), or nesting deeper than
+    `MAX_JSON_DEPTH` (100 KB of `[` would otherwise exhaust the recursion limit)."""
     try:
-        return json.loads(body, parse_constant=_reject_constant)
+        value = json.loads(body, parse_constant=_reject_constant, parse_float=_finite)
     except ValueError as exc:
         kind = content_type.split(";")[0] or "no content type"
         raise BadUpstreamData(
-            f"{source} sent a body that is not JSON ({kind})", source=source
+            f"{source} sent a body that is not JSON ({kind}): {exc}"[:200], source=source
         ) from exc
+    except RecursionError as exc:
+        raise _too_deep(source) from exc
+    if _deeper_than(value, MAX_JSON_DEPTH):
+        raise _too_deep(source)
+    return value
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"a number out of range ({text[:20]})")
+    return number
+
+
+def _too_deep(source: str) -> BadUpstreamData:
+    return BadUpstreamData(
+        f"{source} sent JSON nested deeper than {MAX_JSON_DEPTH} levels", source=source
+    )
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists and objects more than `limit` deep (iteratively)."""
+    level: list[Any] = [value]  # the nodes at one depth, the root's first
+    for _ in range(limit):
+        level = [
+            child
+            for node in level
+            if isinstance(node, dict | list)
+            for child in (node.values() if isinstance(node, dict) else node)
+        ]
+        if not level:
+            return False
+    return any(isinstance(node, dict | list) for node in level)

@@ -15,54 +15,109 @@ from __future__ import annotations
 
 import contextlib
 import re
+import socket
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 import anthropic
+import httpx2
 from anthropic import omit
 from anthropic.types import ContentBlock, Message
+from httpx2._utils import get_environment_proxies
 
 from agent.models._base import ModelRequest, PromptTooLong, TextSink
 from agent.models._reply import Block, OtherBlock, Reply, Text, ToolCall, Usage
+from agent.models._transport import DEFAULT_MAX_BYTES, CappedTransport
 from agent.settings import DEFAULT_MODEL
 from errors import BadUpstreamData
 
 if TYPE_CHECKING:
-    import httpx2
     from anthropic.lib.streaming import AsyncMessageStream
 
-__all__ = ["DEFAULT_TIMEOUT_S", "SOURCE", "ClaudeModel", "new_client", "to_reply"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "READ_TIMEOUT_S",
+    "SOURCE",
+    "ClaudeModel",
+    "http_timeout",
+    "new_client",
+    "to_reply",
+]
 
-# The SDK waits up to ten minutes by default; a turn must end in bounded time.
-DEFAULT_TIMEOUT_S = 60.0
+# The SDK waits up to ten minutes by default; a turn must end in bounded time. These bound
+# each step of one request: opening the connection, and the wait for the first byte and then
+# between any two bytes. A trickle that keeps each gap short is ended by the attempt's own
+# wall-clock limit (AGENT_MODEL_TIMEOUT, the engine's `attempt_timeout_s`), streaming included.
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 15.0  # a dead endpoint is reported after two attempts: about 30 s
 SOURCE = "claude"  # the `source` of the failures raised here
 # The API has no error code for it, only this wording (checked against 2.14's 400 bodies).
 _PROMPT_TOO_LONG = re.compile(r"prompt is too long", re.IGNORECASE)
+
+
+def http_timeout(
+    read_s: float = READ_TIMEOUT_S, connect_s: float = CONNECT_TIMEOUT_S
+) -> httpx2.Timeout:
+    """The per-step timeouts of one model request."""
+    return httpx2.Timeout(connect=connect_s, read=read_s, write=read_s, pool=connect_s)
 
 
 def new_client(
     *,
     api_key: str,
     base_url: str | None = None,
-    http_client: httpx2.AsyncClient | None = None,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    transport: httpx2.AsyncBaseTransport | None = None,
+    timeout: httpx2.Timeout | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> anthropic.AsyncAnthropic:
-    """An SDK client with its retries off; build one per process and share it (it is costly)."""
+    """An SDK client with its retries off and every answer capped at `max_bytes`, on
+    `transport` (default: the network) wrapped in `CappedTransport`; build one per process
+    and share it (it is costly)."""
     return anthropic.AsyncAnthropic(
         api_key=api_key,
         base_url=base_url,
         max_retries=0,  # one retry layer: agent.model_call's
-        timeout=timeout_s,
-        http_client=http_client,
+        timeout=timeout or http_timeout(),
+        http_client=_http_client(transport, timeout or http_timeout(), max_bytes),
     )
+
+
+def _http_client(
+    transport: httpx2.AsyncBaseTransport | None, timeout: httpx2.Timeout, max_bytes: int
+) -> httpx2.AsyncClient:
+    """The SDK's own defaults (connection limits, redirects, TCP keep-alive, proxies from the
+    environment), every transport capped."""
+    mounts: dict[str, httpx2.AsyncBaseTransport | None] = {}
+    if transport is None:
+        transport = httpx2.AsyncHTTPTransport(**_network())
+        for pattern, proxy in get_environment_proxies().items():
+            mounts[pattern] = (
+                None
+                if proxy is None
+                else CappedTransport(
+                    httpx2.AsyncHTTPTransport(proxy=proxy, **_network()), max_bytes
+                )
+            )
+    return anthropic.DefaultAsyncHttpxClient(
+        transport=CappedTransport(transport, max_bytes), mounts=mounts, timeout=timeout
+    )
+
+
+def _network() -> dict[str, Any]:
+    """What the SDK gives its own transport: its connection limits and TCP keep-alive."""
+    options: list[tuple[int, int, int]] = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name, value in (("TCP_KEEPINTVL", 60), ("TCP_KEEPCNT", 5), ("TCP_KEEPIDLE", 60)):
+        if (option := getattr(socket, name, None)) is not None:
+            options.append((socket.IPPROTO_TCP, option, value))
+    return {"limits": anthropic.DEFAULT_CONNECTION_LIMITS, "socket_options": options}
 
 
 class ClaudeModel:
     """The Messages API; streams text to `request.on_text` when one is given.
 
-    It builds its own SDK client from `api_key`, `base_url` and `http_client` (closed by
-    `aclose`), or runs on a shared `client` (left open; those three are then unused); either
-    way with the SDK's retries off and `timeout_s` per request.
+    It builds its own SDK client from `api_key`, `base_url` and `transport` (capped, closed
+    by `aclose`), or runs on a shared `client` (left open; those three are then unused);
+    either way with the SDK's retries off and `timeout` for each step of a request.
     """
 
     def __init__(
@@ -71,19 +126,20 @@ class ClaudeModel:
         api_key: str = "",
         model: str = DEFAULT_MODEL,
         base_url: str | None = None,
-        http_client: httpx2.AsyncClient | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
+        transport: httpx2.AsyncBaseTransport | None = None,
+        timeout: httpx2.Timeout | None = None,
         client: anthropic.AsyncAnthropic | None = None,
     ) -> None:
         self.model = model
         self.name = model  # the timeline's source: which model answered, or failed
         self._owns_client = client is None
+        timeout = timeout or http_timeout()
         if client is None:
             self._client = new_client(
-                api_key=api_key, base_url=base_url, http_client=http_client, timeout_s=timeout_s
+                api_key=api_key, base_url=base_url, transport=transport, timeout=timeout
             )
         else:  # a cheap copy on the same connections: the shared one may have retries on
-            self._client = client.with_options(max_retries=0, timeout=timeout_s)
+            self._client = client.with_options(max_retries=0, timeout=timeout)
 
     @property
     def client(self) -> anthropic.AsyncAnthropic:
@@ -128,13 +184,18 @@ async def _streamed(stream: AsyncMessageStream, on_text: TextSink) -> object:
 
 @contextlib.contextmanager
 def _translated() -> Iterator[None]:
-    """The SDK's 400 "prompt is too long" as `PromptTooLong`; everything else unchanged."""
+    """The SDK's 400 "prompt is too long" as `PromptTooLong`; our own cap on the body, which
+    the SDK reports as a failed connection, as itself; everything else unchanged."""
     try:
         yield
     except anthropic.BadRequestError as exc:
         detail = exc.api_message or exc.message
         if _PROMPT_TOO_LONG.search(detail):
             raise PromptTooLong(detail) from exc
+        raise
+    except anthropic.APIConnectionError as exc:
+        if isinstance(exc.__cause__, BadUpstreamData):  # the cap, or a body that won't decode
+            raise exc.__cause__ from exc
         raise
 
 

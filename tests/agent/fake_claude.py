@@ -31,6 +31,7 @@ __all__ = [
     "message",
     "message_body",
     "sse_bytes",
+    "sse_events",
     "start_events",
     "stream",
     "stream_error",
@@ -102,9 +103,9 @@ class FakeClaude:
         """The JSON body of every request, in order."""
         return [json.loads(request.content) for request in self.requests]
 
-    def client(self) -> httpx2.AsyncClient:
-        """An httpx2 client whose transport is this fake."""
-        return httpx2.AsyncClient(transport=httpx2.MockTransport(self))
+    def transport(self) -> httpx2.MockTransport:
+        """An httpx2 transport that is this fake (`ClaudeModel(transport=…)` caps it)."""
+        return httpx2.MockTransport(self)
 
 
 def _fresh(response: httpx2.Response) -> httpx2.Response:

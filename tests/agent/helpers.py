@@ -117,9 +117,11 @@ def _ids(content: list[dict[str, Any]], kind: str, key: str) -> list[str]:
 
 
 def check_answered(messages: list[dict[str, Any]]) -> None:
-    """Every tool_use is answered, once each and in order, by the very next (user) message."""
+    """Every tool_use id is unique, and answered, once each and in order, by the very next
+    (user) message."""
     for current, following in itertools.pairwise(messages):
         uses = _ids(current["content"], "tool_use", "id")
+        assert len(set(uses)) == len(uses), messages
         if uses:
             assert following["role"] == "user", messages
             assert _ids(following["content"], "tool_result", "tool_use_id") == uses, messages
@@ -169,7 +171,7 @@ class Connector:
         tools: Registry | None = None,
         policy: Policy | None = None,
     ) -> Agent:
-        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, http_client=fake.client())
+        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, transport=fake.transport())
         if tools is not None:
             agent = Agent(
                 ModelCaller(backend, model_policy_on(self.sleep)), tools, limits or Limits()

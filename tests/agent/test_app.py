@@ -97,7 +97,7 @@ async def test_aclose_closes_what_the_agent_opened() -> None:
 async def test_a_shared_claude_client_serves_many_questions_and_stays_open() -> None:
     """ask(…, client=) uses the given SDK client for every question and never closes it."""
     fake = FakeClaude(message(text_block("One.")), message(text_block("Two.")))
-    client = new_client(api_key=SECRET, http_client=fake.client())
+    client = new_client(api_key=SECRET, transport=fake.transport())
     elsewhere = Settings(api_key=SECRET, base_url="https://unused.test", offline=False)
     async with make_client(transport=SimulatedServices().transport) as http:
         first = await ask("1?", elsewhere, http=http, client=client)

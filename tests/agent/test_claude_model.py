@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx2
@@ -12,14 +15,15 @@ from agent.app import Agent
 from agent.conversation import Conversation
 from agent.model_call import ModelCaller
 from agent.models import ModelRequest, PromptTooLong
-from agent.models.claude import ClaudeModel, new_client
-from errors import BadUpstreamData, classify
+from agent.models.claude import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ClaudeModel, new_client
+from errors import BadUpstreamData, ResponseTooLarge, classify
 from tests.agent.fake_claude import (
     FakeClaude,
     error,
     message,
     message_body,
     sse_bytes,
+    sse_events,
     start_events,
     stream,
     text_block,
@@ -40,9 +44,9 @@ def _json(body: object) -> httpx2.Response:
     return httpx2.Response(200, json=body)
 
 
-async def create(reply: httpx2.Response, request: ModelRequest = REQUEST) -> Any:
+async def create(reply: Any, request: ModelRequest = REQUEST) -> Any:
     fake = FakeClaude(reply)
-    model = ClaudeModel(api_key=KEY, base_url="https://claude.test", http_client=fake.client())
+    model = ClaudeModel(api_key=KEY, base_url="https://claude.test", transport=fake.transport())
     try:
         return await model.create(request)
     finally:
@@ -119,7 +123,7 @@ async def test_other_400s_stay_the_sdks_own() -> None:
 async def test_a_shared_client_is_used_with_retries_off_and_left_open() -> None:
     """On a shared client (SDK retries on): one request per call, and aclose leaves it open."""
     fake = FakeClaude(error(529, "overloaded_error"), repeat_last=True)
-    shared = new_client(api_key=KEY, http_client=fake.client()).with_options(max_retries=2)
+    shared = new_client(api_key=KEY, transport=fake.transport()).with_options(max_retries=2)
     model = ClaudeModel(client=shared)
     with pytest.raises(Exception, match="529"):
         await model.create(REQUEST)
@@ -135,7 +139,7 @@ async def test_bad_data_every_time_is_retried_once_then_one_plain_sentence(
 ) -> None:
     """Cut or non-message answers on every try: two requests, then no answer, never the text."""
     fake = FakeClaude(CUT, repeat_last=True)
-    backend = ClaudeModel(api_key=KEY, base_url="https://claude.test", http_client=fake.client())
+    backend = ClaudeModel(api_key=KEY, base_url="https://claude.test", transport=fake.transport())
     agent = Agent(
         ModelCaller(backend, model_policy_on(fake_sleep)), registry(), closers=[backend.aclose]
     )
@@ -153,7 +157,7 @@ async def test_a_prompt_too_long_from_the_api_trims_the_history(fake_sleep: Any)
     """The real 400 body, end to end: earlier turns dropped, the question asked again."""
     too_long = error(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000")
     fake = FakeClaude(message(text_block("first")), too_long, message(text_block("second")))
-    backend = ClaudeModel(api_key=KEY, base_url="https://claude.test", http_client=fake.client())
+    backend = ClaudeModel(api_key=KEY, base_url="https://claude.test", transport=fake.transport())
     agent = Agent(
         ModelCaller(backend, model_policy_on(fake_sleep)), registry(), closers=[backend.aclose]
     )
@@ -163,3 +167,86 @@ async def test_a_prompt_too_long_from_the_api_trims_the_history(fake_sleep: Any)
     await agent.aclose()
     assert answer.text == "second"
     assert [len(body["messages"]) for body in fake.bodies] == [1, 3, 1]
+
+
+# --- the capped transport and the per-step timeouts ----------------------------------------
+
+
+def _padded(size: int) -> bytes:
+    """A whole, valid message whose text is `size` bytes long."""
+    return json.dumps(message_body(text_block("x" * size))).encode()
+
+
+async def _streamed_chunks(body: bytes, chunk: int = 65536) -> AsyncIterator[bytes]:
+    for start in range(0, len(body), chunk):
+        yield body[start : start + chunk]
+
+
+def _raw(body: bytes, headers: dict[str, str]) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A reply as a server sends it: the body streamed in chunks, as raw bytes, never read
+    ahead by the fake (so a `content-encoding` is the transport's to decode)."""
+
+    def reply(_request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers=headers, content=_streamed_chunks(body))
+
+    return reply
+
+
+JSON = {"content-type": "application/json"}
+SSE = {"content-type": "text/event-stream"}
+GZIP = JSON | {"content-encoding": "gzip"}
+
+
+@pytest.mark.parametrize(
+    ("reply", "request_"),
+    [
+        (httpx2.Response(200, content=_padded(5_000_000)), REQUEST),  # declared length
+        (_raw(_padded(5_000_000), JSON), REQUEST),  # no length: counted as it streams
+        (
+            _raw(sse_bytes(sse_events(message_body(text_block("y" * 5_000_000)))), SSE),
+            STREAMED,
+        ),  # a stream whose deltas never stop growing
+    ],
+    ids=["declared", "chunked json", "sse"],
+)
+async def test_an_answer_past_the_cap_is_too_large_not_held(
+    reply: Any, request_: ModelRequest
+) -> None:
+    """Over 4 MiB, however it comes: `ResponseTooLarge` (bad data), never the whole body."""
+    with pytest.raises(ResponseTooLarge) as caught:
+        await create(reply, request_)
+    assert classify(caught.value, "asking Claude").result.error_type == "bad_data"
+
+
+async def test_a_gzip_bomb_is_stopped_at_the_cap_while_it_inflates() -> None:
+    """A small gzip body that inflates past the cap is stopped, though never asked for."""
+    bomb = gzip.compress(_padded(20_000_000))
+    assert len(bomb) < 100_000
+    with pytest.raises(ResponseTooLarge):
+        await create(_raw(bomb, GZIP))
+
+
+async def test_a_small_gzip_answer_is_read_and_no_compression_is_asked_for() -> None:
+    """A gzip answer under the cap reads as usual; requests say `Accept-Encoding: identity`."""
+    body = gzip.compress(json.dumps(message_body(text_block("Sunny."))).encode())
+    fake = FakeClaude(_raw(body, GZIP))
+    model = ClaudeModel(api_key=KEY, base_url="https://claude.test", transport=fake.transport())
+    reply = await model.create(REQUEST)
+    await model.aclose()
+    assert reply.text == "Sunny."
+    assert fake.requests[0].headers["accept-encoding"] == "identity"
+
+
+async def test_an_encoding_not_asked_for_is_bad_data() -> None:
+    """A body in an encoding this client cannot cap while decoding is refused, unread."""
+    with pytest.raises(BadUpstreamData):
+        await create(_raw(b"\x00" * 64, JSON | {"content-encoding": "br"}))
+
+
+def test_each_step_of_a_request_is_bounded() -> None:
+    """Connect 10 s; the first byte, and each gap between bytes, 15 s: a dead endpoint is
+    reported after two attempts (about 30 s), not after the SDK's ten minutes."""
+    model = ClaudeModel(api_key=KEY)
+    timeout = model.client.timeout
+    assert isinstance(timeout, httpx2.Timeout)
+    assert (timeout.connect, timeout.read) == (CONNECT_TIMEOUT_S, READ_TIMEOUT_S) == (10.0, 15.0)

@@ -243,3 +243,20 @@ def test_a_malformed_anthropic_base_url_exits_2_naming_the_variable(url: str) ->
     assert err.count("\n") == 1
     assert "ANTHROPIC_BASE_URL" in err
     assert url not in err
+
+
+@pytest.mark.parametrize("name", ["AGENT_MODEL_TIMEOUT", "AGENT_TURN_TIMEOUT"])
+def test_a_bad_timeout_exits_2_naming_the_variable(name: str) -> None:
+    """A timeout that is not a positive number: exit 2, the variable named, nothing asked."""
+    code, out, err = run(["ask", "what is 2 + 2?"], env={name: "-1"})
+    assert (code, out) == (EXIT_USAGE, "")
+    assert err == f"agent: {name} must be a positive number of seconds.\n"
+
+
+def test_ask_prints_no_escape_sequence_from_the_model(httpx2_mock: Any, tmp_path: Path) -> None:
+    """`agent ask`: the model's OSC title, screen clear and carriage return are not printed."""
+    hostile = "Four\x1b]0;pwned\x07.\x1b[2J\r"
+    reply = message_body({"type": "text", "text": hostile})
+    httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=reply))
+    code, out, _ = run(["ask", "2+2?"], online(tmp_path))
+    assert (code, out) == (EXIT_OK, "Four.\n")

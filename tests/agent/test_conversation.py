@@ -6,7 +6,7 @@ import pytest
 
 from agent.conversation import Conversation
 from agent.models import Text
-from tests.agent.helpers import calls, reply, text
+from tests.agent.helpers import calls, check_history, reply, text
 
 
 def test_a_question_then_an_answer_alternate_roles() -> None:
@@ -115,3 +115,58 @@ def test_blank_text_blocks_are_dropped_from_a_reply() -> None:
     )
     assert conversation.add_reply(answer) is True
     assert [b["type"] for b in conversation.messages[0]["content"]] == ["tool_use"]  # type: ignore[index]
+
+
+# --- the token budget ----------------------------------------------------------------------
+
+
+def _turns(conversation: Conversation, count: int, size: int = 400) -> None:
+    """`count` committed turns, each a question, a tool call and its result, and an answer."""
+    for n in range(count):
+        with conversation.turn() as turn:
+            conversation.add_user_text(f"question {n} " + "q" * size)
+            conversation.add_reply(calls(("calculate", {"expression": f"{n}+1"})))
+            conversation.add_tool_results(
+                [{"type": "tool_result", "tool_use_id": "toolu_00", "content": "x" * size}]
+            )
+            conversation.add_reply(text(f"answer {n}"))
+            turn.commit()
+
+
+def test_within_budget_nothing_is_dropped() -> None:
+    conversation = Conversation()
+    _turns(conversation, 3)
+    assert conversation.keep_within(10_000) == 0
+    assert len(conversation) == 12
+
+
+def test_over_budget_the_oldest_whole_turns_go_first() -> None:
+    """The history starts with a question again, every tool_use still has its result."""
+    conversation = Conversation()
+    _turns(conversation, 10)
+    budget = conversation.tokens() // 2
+    dropped = conversation.keep_within(budget)
+    assert dropped >= 5
+    assert conversation.tokens() <= budget
+    messages = conversation.messages
+    assert len(messages) == 4 * (10 - dropped)
+    assert messages[0]["content"][0]["text"].startswith(f"question {dropped} ")  # type: ignore[index]
+    check_history([dict(m) for m in messages])  # type: ignore[arg-type]
+
+
+def test_the_apis_own_count_is_used_when_larger() -> None:
+    """usage.input_tokens above the estimate: the budget is checked against it."""
+    conversation = Conversation()
+    _turns(conversation, 2, size=10)
+    conversation.note_usage(50_000)
+    assert conversation.tokens() == 50_000
+    assert conversation.keep_within(40_000) == 1  # then the count is stale: estimated again
+    assert 0 < conversation.tokens() < 40_000
+    assert len(conversation) == 4
+
+
+def test_a_turn_larger_than_the_budget_leaves_an_empty_history() -> None:
+    conversation = Conversation()
+    _turns(conversation, 1, size=10_000)
+    assert conversation.keep_within(100) == 1
+    assert len(conversation) == 0

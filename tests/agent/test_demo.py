@@ -71,6 +71,22 @@ def test_an_answer_holding_markup_is_shown_as_it_is(demo: ModuleType) -> None:
     assert "Answer: Use [bold]x[/] then [/x] done." in console.export_text()
 
 
+def test_escape_sequences_in_an_answer_never_reach_the_terminal(demo: ModuleType) -> None:
+    """The demo prints the model's text through the one sanitiser: no OSC, no CSI, no BEL."""
+    console = Console(record=True, width=120, force_terminal=True)
+    hostile = "Sunny\x1b]0;pwned\x07 and\x1b[2J mild."
+    answer = Answer(
+        text=hostile,
+        tool_results=[{"type": "tool_result", "tool_use_id": "t", "content": "ok\x1b[2J"}],
+    )
+    demo.show(console, 1, demo.Outcome(demo.SCENARIOS[0], answer, [], [], 0.0))
+    shown = console.export_text(styles=False)
+    assert "Answer: Sunny and mild." in shown
+    assert "\x1b]" not in shown
+    assert "\x07" not in shown
+    assert "[2J" not in shown
+
+
 async def test_both_down_is_a_degraded_answer_without_numbers(demo: ModuleType) -> None:
     """The degraded scenario tells the model the weather is unavailable, with no figures."""
     [scenario] = [s for s in demo.SCENARIOS if s.name == "degraded"]

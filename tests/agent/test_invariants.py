@@ -113,18 +113,22 @@ async def test_twelve_parallel_tool_uses_all_fail_plainly_and_in_order(
     check_every_request(fake)
 
 
-async def test_duplicated_tool_use_ids_each_get_one_result(connect: Connector) -> None:
-    """Two blocks that share an id still get one tool_result each, in block order."""
+async def test_duplicated_tool_use_ids_are_kept_once_and_refused(connect: Connector) -> None:
+    """Two blocks that share an id: the API wants ids unique and one tool_result per id, so
+    the history keeps the first block alone, answered by one refusal; neither call runs."""
     fake = FakeClaude(
         tool_call_reply(
             ("tu_dup", "calculate", {"expression": "1+1"}),
             ("tu_dup", "calculate", {"expression": "2+2"}),
         ),
-        message(text_block("2 and 4.")),
+        message(text_block("I could not run those.")),
     )
     await (await connect(fake)).ask("sums?")
-    results = fake.bodies[1]["messages"][-1]["content"]
-    assert [json.loads(r["content"])["result"] for r in results] == [2, 4]
+    asked, answered = fake.bodies[1]["messages"][-2:]
+    assert [b["id"] for b in asked["content"] if b["type"] == "tool_use"] == ["tu_dup"]
+    [result] = answered["content"]
+    assert (result["tool_use_id"], result["is_error"]) == ("tu_dup", True)
+    assert_error_sentence(result["content"])
     check_every_request(fake)
 
 
@@ -635,7 +639,7 @@ def chat(fake: FakeClaude, lines: list[str]) -> str:
         return None
 
     async def open_repl() -> Repl:
-        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, http_client=fake.client())
+        backend = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, transport=fake.transport())
         agent = await open_agent(
             ONLINE,
             http=make_client(transport=SimulatedServices().transport),

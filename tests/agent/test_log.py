@@ -7,7 +7,7 @@ import json
 
 import structlog
 
-from agent.log import configure_logging
+from agent.log import DROPPED_NOTICE, configure_logging
 from tests.agent.helpers import SECRET
 
 
@@ -53,3 +53,49 @@ def test_stderr_gets_readable_lines_only_when_verbose() -> None:
     assert quiet.getvalue() == ""
     assert "agent.turn_started" in loud.getvalue()
     assert SECRET not in loud.getvalue()
+
+
+class _Full(io.StringIO):
+    """A stream on a full disk: every write fails."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        raise OSError(28, "No space left on device")
+
+
+def test_a_log_file_that_cannot_be_written_is_dropped_with_one_notice() -> None:
+    """ENOSPC on the file: no exception reaches the caller, one notice on stderr, the file is
+    not tried again, and the console (with --verbose) hears that the file was dropped."""
+    full, stderr = _Full(), io.StringIO()
+    configure_logging(log_file=full, console=stderr, verbose=True)
+    log = structlog.get_logger()
+    log.info("agent.turn_started")
+    log.info("agent.turn_finished")
+    assert full.writes == 1
+    assert stderr.getvalue().count(DROPPED_NOTICE) == 1
+    assert "agent.log_sink_dropped" in stderr.getvalue()
+    assert "agent.turn_finished" in stderr.getvalue()
+
+
+def test_a_closed_log_file_is_dropped_too() -> None:
+    """ValueError (I/O on a closed file) is the same: dropped, one notice."""
+    closed, stderr = io.StringIO(), io.StringIO()
+    closed.close()
+    configure_logging(log_file=closed, console=stderr)
+    structlog.get_logger().info("x")
+    structlog.get_logger().info("y")
+    assert stderr.getvalue() == DROPPED_NOTICE + "\n"
+
+
+def test_a_console_that_fails_is_dropped_silently_and_the_file_goes_on() -> None:
+    """stderr gone: nothing to tell it with; the file keeps every event and notes the drop."""
+    file = io.StringIO()
+    configure_logging(log_file=file, console=_Full(), verbose=True)
+    structlog.get_logger().info("first")
+    structlog.get_logger().info("second")
+    names = [json.loads(line)["event"] for line in file.getvalue().splitlines()]
+    assert names == ["first", "agent.log_sink_dropped", "second"]

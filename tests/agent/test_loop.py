@@ -13,7 +13,7 @@ from structlog.testing import capture_logs
 
 from agent.answer import Answer, Limits
 from agent.conversation import Conversation
-from agent.loop import CONTEXT_FULL, CUT_SHORT, GAVE_UP, REFUSED, WRAP_UP, Turn
+from agent.loop import CONTEXT_FULL, CUT_SHORT, GAVE_UP, OUT_OF_ROUNDS, REFUSED, WRAP_UP, Turn
 from agent.model_call import ModelCaller
 from agent.models import Text, ToolCall
 from offline import api_error
@@ -181,6 +181,24 @@ async def test_rounds_are_bounded_even_when_every_call_succeeds() -> None:
     answer = await run(model, limits=Limits(max_rounds=3))
     assert answer.model_calls == 4
     assert answer.answered is True
+
+
+async def test_out_of_rounds_with_every_call_succeeding_does_not_blame_the_tools() -> None:
+    """Every round succeeded, the model just never stopped: the wrap-up says the question took
+    too many steps, not that the tools kept failing; with a failure in the turn, it does."""
+    model = ScriptedModel(calls(("calculate", {"expression": "1+1"})), repeat_last=True)
+    with capture_logs() as logs:
+        answer = await run(model, limits=Limits(max_rounds=3))
+    assert answer.text == OUT_OF_ROUNDS
+    assert "kept failing" not in answer.text
+    [bounded] = [e for e in logs if e["event"] == "agent.turn_bounded"]
+    assert "every tool call succeeded" in bounded["developer_note"]
+    down = ScriptedModel(
+        calls(("get_weather", {"city": "Down"})),
+        calls(("calculate", {"expression": "1+1"})),
+        repeat_last=True,
+    )
+    assert (await run(down, limits=Limits(max_rounds=3))).text == GAVE_UP
 
 
 async def test_the_final_call_with_tools_off_gives_the_answer() -> None:

@@ -146,8 +146,7 @@ async def test_end_to_end_the_sdk_reaches_the_fallback_model(fake_sleep: Any) ->
         return message(text_block(f"answered by {body['model']}"))
 
     fake = FakeClaude(by_model, repeat_last=True)
-    http = fake.client()
-    primary = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, http_client=http)
+    primary = ClaudeModel(api_key=API_KEY, base_url=CLAUDE_BASE, transport=fake.transport())
     fallback = ClaudeModel(model="claude-haiku-4-5", client=primary.client)
     caller = ModelCaller([primary, fallback], model_policy_on(fake_sleep))
     agent = Agent(caller, registry(), Limits(), closers=[caller.aclose])

@@ -202,7 +202,7 @@ def _claude_agent(*replies: Any) -> Callable[[Screen], Agent]:
     def build(screen: Screen) -> Agent:
         fake = FakeClaude(*replies)
         backend = ClaudeModel(
-            api_key="k", base_url="https://claude.test", http_client=fake.client()
+            api_key="k", base_url="https://claude.test", transport=fake.transport()
         )
         caller = ModelCaller(
             backend, model_policy_on(no_sleep, base_backoff_s=0.01), observer=screen.status
@@ -235,3 +235,90 @@ def test_a_status_line_after_streamed_text_keeps_that_text() -> None:
     out = "".join(written)
     assert out.startswith("Checking.\n")
     assert out.endswith("Done.")
+
+
+# --- counting the seconds while the model is asked; nothing raw on the terminal -------------
+
+
+class _Ticks:
+    """A clock that moves one second per tick, and a sleep that ticks it."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, _seconds: float) -> None:
+        self.now += 1.0
+        await asyncio.sleep(0)
+
+
+def _attempt(source: str = "claude-sonnet-4-6", caller: str = "model") -> Progress:
+    return Progress("attempting", caller, source, f"waiting for {source}")
+
+
+async def test_a_model_attempt_counts_the_seconds_on_a_terminal() -> None:
+    """ "… waiting for claude-sonnet-4-6 (N s)", rewritten each second until text arrives."""
+    written: list[str] = []
+    ticks = _Ticks()
+    screen = Screen(written.append, terminal=True, clock=ticks.clock, sleep=ticks.sleep)
+    screen.status(_attempt())
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert "waiting for claude-sonnet-4-6 (0 s)" in "".join(written)
+    assert "waiting for claude-sonnet-4-6 (3 s)" in "".join(written)
+    screen.text("Hello")
+    shown = len(written)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert len(written) == shown  # the count stopped with the first text
+    assert "".join(written).endswith("\r\x1b[2KHello")
+
+
+async def test_any_other_event_ends_the_count() -> None:
+    """A tool's attempt after the model's reply clears the count and shows nothing itself;
+    a retry's status replaces it."""
+    written: list[str] = []
+    ticks = _Ticks()
+    screen = Screen(written.append, terminal=True, clock=ticks.clock, sleep=ticks.sleep)
+    screen.status(_attempt())
+    await asyncio.sleep(0)
+    screen.status(_attempt("open-meteo", caller="get_weather"))
+    shown = len(written)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert len(written) == shown
+    assert written[-1] == "\r\x1b[2K"
+    assert "open-meteo" not in "".join(written)
+
+
+def test_off_a_terminal_an_attempt_shows_nothing() -> None:
+    """Piped output gets plain lines only: no count, no line for an attempt."""
+    written: list[str] = []
+    screen = Screen(written.append, terminal=False)
+    screen.status(_attempt())
+    assert written == []
+
+
+def test_escape_sequences_from_the_model_never_reach_the_terminal() -> None:
+    """A streamed answer with OSC and CSI sequences: printed without them, on a terminal too."""
+    hostile = "Sunny\x1b]0;pwned\x07 today\x1b[2J.\r"
+    out = chat(["hi"], agent=_claude_agent(stream(hostile)), terminal=True)
+    assert "Sunny today." in out
+    assert "\x1b]" not in out
+    assert "\x1b[2J" not in out
+    assert "\x07" not in out
+
+
+def test_trace_shows_a_hostile_tool_name_as_text() -> None:
+    """/trace: markup and escape sequences in a tool name the model chose are shown inert."""
+    name = "get_[bold red]x[/]\x1b]0;pwned\x07"
+    model = ScriptedModel(calls((name, {})), text("done"))
+    out = chat(
+        ["hi", "/trace"],
+        agent=lambda screen: Agent(ModelCaller(model, observer=screen.status), registry()),
+    )
+    assert "get_[bold red]x[/]" in out
+    assert "pwned" not in out
+    assert "\x1b" not in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.settings import DEFAULT_MODEL, Settings
+from errors import BadSetting
 from tests.agent.helpers import SECRET
 
 
@@ -118,3 +119,27 @@ def test_a_base_url_that_is_not_http_is_refused(url: str) -> None:
 def test_an_http_base_url_or_none_is_accepted(url: str) -> None:
     """http(s) URLs with a host are kept; empty means unset."""
     assert Settings.from_env({"ANTHROPIC_BASE_URL": url}).base_url == (url or None)
+
+
+def test_the_model_and_turn_timeouts_have_documented_defaults() -> None:
+    """AGENT_MODEL_TIMEOUT 120 s (one attempt), AGENT_TURN_TIMEOUT 300 s (one question)."""
+    settings = Settings.from_env({})
+    assert (settings.model_timeout_s, settings.turn_timeout_s) == (120.0, 300.0)
+
+
+def test_the_model_and_turn_timeouts_come_from_the_environment() -> None:
+    """Seconds, fractions allowed, spaces ignored; empty keeps the default."""
+    env = {"AGENT_MODEL_TIMEOUT": " 45 ", "AGENT_TURN_TIMEOUT": "90.5"}
+    settings = Settings.from_env(env)
+    assert (settings.model_timeout_s, settings.turn_timeout_s) == (45.0, 90.5)
+    assert Settings.from_env({"AGENT_TURN_TIMEOUT": ""}).turn_timeout_s == 300.0
+
+
+@pytest.mark.parametrize("name", ["AGENT_MODEL_TIMEOUT", "AGENT_TURN_TIMEOUT"])
+@pytest.mark.parametrize("value", ["0", "-5", "soon", "nan", "inf", "1e999", f"{SECRET}"])
+def test_a_timeout_that_is_not_a_positive_number_is_refused_by_name(name: str, value: str) -> None:
+    """A usage error naming the variable, never echoing its value."""
+    with pytest.raises(BadSetting) as caught:
+        Settings.from_env({name: value})
+    assert caught.value.name == name
+    assert value not in str(caught.value)

@@ -11,11 +11,13 @@ import pytest
 
 from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus
 from tools.http import (
+    MAX_JSON_DEPTH,
     USER_AGENT,
     get_capped,
     get_json,
     json_answer,
     make_client,
+    parse_json,
     read_capped,
     with_params,
 )
@@ -195,3 +197,29 @@ async def test_httpx_request_log_masks_keys(caplog: pytest.LogCaptureFixture) ->
     assert lines
     assert all("apikey=[redacted]" in line and "K3y-123" not in line for line in lines)
     assert "K3y-123" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"weather_code": 1e999}',
+        b'{"t": -1e999}',
+        b'{"t": NaN}',
+        b"[Infinity]",
+        b"[" * 65 + b"]" * 65,
+        b'{"a":' * 65 + b"1" + b"}" * 65,
+        b"[" * 100_000,
+        b"[" * 50_000 + b"]" * 50_000,
+    ],
+    ids=["1e999", "-1e999", "NaN", "Infinity", "65 deep", "65 deep objects", "100 KB [", "nested"],
+)
+def test_non_finite_numbers_and_deep_nesting_are_bad_data(body: bytes) -> None:
+    """Not numbers a source can mean, nor a shape any answer has: bad data, never a crash."""
+    with pytest.raises(BadUpstreamData):
+        parse_json(body, "open-meteo")
+
+
+def test_nesting_up_to_the_limit_and_large_finite_numbers_are_read() -> None:
+    """64 levels and 1e308 are still JSON we read."""
+    assert parse_json(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH, "x")
+    assert parse_json(b'{"t": 1e308}', "x") == {"t": 1e308}

@@ -407,17 +407,23 @@ async def test_attempts_record_the_timeline(routes: respx.MockRouter, weather: T
 async def test_progress_events_tell_a_watcher_what_happens(
     routes: respx.MockRouter, weather: Tool, progress: list[Progress]
 ) -> None:
-    """Retrying, falling back, waiting and degrading each reach the observer once, in order."""
+    """Each attempt going out, retrying, falling back, waiting and degrading reach the
+    observer once each, in order."""
     mount(routes, forecast=Script(status(503)), wttr=Script(status(429, "2"), status(503)))
     await ask(weather, "Paris")
     assert [(p.kind, p.source, p.wait_s) for p in progress] == [
+        ("attempting", "open-meteo", None),
         ("retrying", "open-meteo", 0.25),
+        ("attempting", "open-meteo", None),
         ("falling_back", "wttr.in", None),
+        ("attempting", "wttr.in", None),
         ("waiting", "wttr.in", 2.0),
+        ("attempting", "wttr.in", None),
         ("degraded", "", None),
     ]
-    assert progress[0].message == "open-meteo failed — retrying now"
-    assert progress[2].message == "wttr.in is busy — waiting 2 seconds as it asked"
+    assert progress[0].message == "waiting for open-meteo"
+    assert progress[1].message == "open-meteo failed — retrying now"
+    assert progress[5].message == "wttr.in is busy — waiting 2 seconds as it asked"
     assert {p.caller for p in progress} == {"get_weather"}
 
 
@@ -433,7 +439,7 @@ async def test_a_failing_observer_does_not_fail_the_call(
     with capture_logs() as logs:
         result = await ask(weather_tool(client, policy=policy, observer=broken), "Paris")
     assert result.content == FROM_OPEN_METEO
-    [failed] = [event for event in logs if event["event"] == "tool.observer_failed"]
+    failed, *_ = [event for event in logs if event["event"] == "tool.observer_failed"]
     assert (failed["error_type"], failed["action"]) == ("internal_error", "escalate")
     assert "display gone" in failed["developer_note"]
 

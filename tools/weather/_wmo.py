@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["describe_wmo"]
 
 _WORDS = {
@@ -38,6 +40,8 @@ _WORDS = {
 
 def describe_wmo(code: object) -> str:
     """Words for a WMO code; anything unknown or missing is "conditions not reported"."""
-    if isinstance(code, bool) or not isinstance(code, int | float) or code != int(code):
+    if isinstance(code, bool) or not isinstance(code, int | float):
+        return "conditions not reported"
+    if not math.isfinite(code) or code != int(code):  # int(inf) would raise, not describe
         return "conditions not reported"
     return _WORDS.get(int(code), "conditions not reported")

@@ -1,0 +1,81 @@
+"""One sanitiser for everything printed to a terminal: text from the model (and tool names it
+chose) must not drive the terminal.
+
+`for_terminal` removes C0 and C1 control characters except newline and tab, and escape
+sequences whole: CSI (`ESC [ … final`), OSC, DCS, SOS, PM and APC strings (up to BEL or
+`ESC \\`; an unterminated one up to the end of its line), and two-character escapes. So
+`ESC ]0;title BEL` (which retitles the window), `ESC [2J` (which clears it) and a bare `\\r`
+(which lets a line overwrite another) all vanish, leaving their printable words.
+`markup_escaped` also escapes rich markup, for text that goes into a rich renderable (a table
+cell).
+
+Streamed text arrives in pieces, and a sequence may be split between two: `TerminalStream`
+holds back an unfinished sequence at the end of a piece until the next one completes it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.markup import escape
+
+__all__ = ["TerminalStream", "for_terminal", "markup_escaped"]
+
+_ESC = "\x1b"
+# An escape sequence, whole: CSI with its parameters; OSC, DCS, SOS, PM and APC strings up to
+# their terminator (BEL or ST), or to the end if none; the C1 forms of those introducers
+# (U+009B CSI, U+009D OSC, …); and any other two-character escape.
+_SEQUENCE = re.compile(
+    r"""
+    (?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?      # CSI … final byte
+  | (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])                  # OSC, DCS, SOS, PM, APC …
+    [^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?                  # … up to BEL, ST or a newline
+  | \x1b[\x20-\x7e]?                                         # any other escape
+    """,
+    re.VERBOSE,
+)
+# What is left to drop after the sequences: C0 but newline and tab, DEL, and C1.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A piece ending in a sequence that may not be over yet: hold it back (up to a bound).
+_UNFINISHED = re.compile(
+    r"""
+    (?: \x1b | (?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*                 # ESC, or a CSI so far
+      | (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*     # a string not ended
+    )\Z
+    """,
+    re.VERBOSE,
+)
+_HOLD_LIMIT = 512  # an "unfinished" sequence longer than this is dropped, not held
+
+
+def for_terminal(text: str) -> str:
+    """`text` without escape sequences and control characters (newline and tab stay)."""
+    if not _CONTROL.search(text):  # the common case: plain text, returned as it is
+        return text
+    return _CONTROL.sub("", _SEQUENCE.sub("", text))
+
+
+def markup_escaped(text: str) -> str:
+    """`for_terminal(text)` with rich markup escaped: safe in a rich table cell or title."""
+    return escape(for_terminal(text))
+
+
+class TerminalStream:
+    """`for_terminal` for text that arrives in pieces: a sequence split between two pieces
+    is removed whole, not left as printable debris."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        """What of `piece` (after anything held back) is safe to print now."""
+        text = self._held + piece
+        self._held = ""
+        if (tail := _UNFINISHED.search(text)) is not None and len(tail.group()) <= _HOLD_LIMIT:
+            text, self._held = text[: tail.start()], tail.group()
+        return for_terminal(text)
+
+    def flush(self) -> str:
+        """The end of the stream: whatever was held back, sanitised (usually nothing)."""
+        text, self._held = self._held, ""
+        return for_terminal(text)

@@ -1,0 +1,512 @@
+"""The hostile table: each attack from the adversarial pass, run against the real CLI in a
+child process of its own, so its wall time and peak RSS are the attack's alone.
+
+A hostile server (`benchmarks.hostile_server`, threads on 127.0.0.1) plays the Messages API
+and the weather APIs; `python -m agent …` is pointed at it through the environment, as a
+person would run it. Each attack states the bounds it ran with and what a correct outcome
+is; the soak at concurrency 100 runs in a child process too (`python -m benchmarks.hostile
+--soak N`), with the shared clients and admission control a server would use.
+
+    python scripts/bench.py            # the full table (the real default bounds where short)
+    python scripts/bench.py --quick    # small bounds and sizes: about 30 s
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.hostile_server import (
+    HostileServer,
+    Route,
+    answer,
+    big_body,
+    deltas_forever,
+    echo_tool_results,
+    never_answers,
+    pings_forever,
+    raw_json,
+    scripted,
+    tool_uses,
+    trickle,
+)
+from offline._messages_wire import message_body, text_block, tool_results, tool_use_block
+
+__all__ = ["AttackResult", "Hostile", "SoakCounts", "print_hostile", "run_hostile"]
+
+REPO = Path(__file__).resolve().parent.parent
+GUARD_S = {True: 90.0, False: 600.0}  # a child still running after this is killed ("hung")
+ESCAPES = "Four\x1b]0;pwned\x07.\x1b[2J\r"
+_INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+
+
+@dataclass(frozen=True, slots=True)
+class Child:
+    """What one child process did."""
+
+    code: int | None  # None: killed at the guard
+    out: str
+    err: str
+    seconds: float
+    peak_rss_mb: float
+
+
+@dataclass(frozen=True, slots=True)
+class AttackResult:
+    """One row of the hostile table."""
+
+    name: str
+    bounds: str  # the settings the attack ran with
+    outcome: str  # what happened, in a few words
+    ok: bool  # the outcome the bounds promise
+    exit_code: int | None
+    seconds: float
+    peak_rss_mb: float
+
+
+@dataclass(frozen=True, slots=True)
+class SoakCounts:
+    """The soak at concurrency 100, as counted in its own process."""
+
+    questions: int
+    concurrency: int
+    outcomes: dict[str, int]
+    crashes: dict[str, int]
+    protocol_errors: int
+    leaks: int
+    secret_hits: int
+    refused: int
+    p50_s: float
+    p99_s: float
+    seconds: float
+    peak_rss_mb: float
+    exit_code: int | None = 0
+
+    @property
+    def ok(self) -> bool:
+        """No crash, protocol error or leak, and most questions answered correctly."""
+        broken = sum(self.crashes.values()) + self.protocol_errors + self.leaks + self.secret_hits
+        correct = self.outcomes.get("correct", 0)
+        return broken == 0 and correct >= 0.8 * self.questions
+
+
+@dataclass(slots=True)
+class Hostile:
+    """The whole table."""
+
+    quick: bool
+    attacks: list[AttackResult] = field(default_factory=list)
+    soak: SoakCounts | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every attack ended as its bounds promise, and the soak held up."""
+        soak_ok = self.soak is not None and self.soak.ok
+        return not self.problems and all(a.ok for a in self.attacks) and soak_ok
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "quick": self.quick,
+            "attacks": [dataclasses.asdict(a) for a in self.attacks],
+            "soak": dataclasses.asdict(self.soak) if self.soak else None,
+            "problems": self.problems,
+            "ok": self.ok,
+        }
+
+
+# --- running a child and measuring it ------------------------------------------------------
+
+
+def run_child(
+    argv: list[str],
+    env: Mapping[str, str],
+    stdin: Iterator[bytes] | None = None,
+    guard_s: float = 90,
+) -> Child:
+    """`python -m argv…` with `env` and `stdin`; its own peak RSS from `wait4`."""
+    started = time.perf_counter()
+    process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+        [sys.executable, "-m", *argv],
+        cwd=REPO,
+        env=dict(env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    pipes = (process.stdin, process.stdout, process.stderr)
+    if None in pipes:
+        raise RuntimeError("the child's pipes did not open")
+    child_in, child_out, child_err = pipes
+    out: list[bytes] = []
+    err: list[bytes] = []
+    threads = [
+        threading.Thread(target=_feed, args=(child_in, stdin or iter(())), daemon=True),
+        threading.Thread(target=lambda: out.append(child_out.read()), daemon=True),  # type: ignore[union-attr]
+        threading.Thread(target=lambda: err.append(child_err.read()), daemon=True),  # type: ignore[union-attr]
+    ]
+    for thread in threads:
+        thread.start()
+    killer = threading.Timer(guard_s, process.kill)
+    killer.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    killer.cancel()
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    for thread in threads:
+        thread.join(5)
+    killed = process.returncode < 0
+    return Child(
+        None if killed else process.returncode,
+        b"".join(out).decode("utf-8", "replace"),
+        b"".join(err).decode("utf-8", "replace"),
+        seconds,
+        _rss_mb(usage.ru_maxrss),
+    )
+
+
+def _feed(pipe: Any, chunks: Iterator[bytes]) -> None:
+    try:
+        for chunk in chunks:
+            pipe.write(chunk)
+        pipe.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def _rss_mb(maxrss: int) -> float:
+    return maxrss / (1024 * 1024) if sys.platform == "darwin" else maxrss / 1024
+
+
+def _base_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k in _INHERITED}
+
+
+def _lines(*lines: str) -> Iterator[bytes]:
+    for line in lines:
+        yield (line + "\n").encode()
+
+
+# --- the attacks ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """One attack: a server's behaviour, a command, the bounds, and how to judge the end."""
+
+    name: str
+    argv: list[str]
+    messages: Route | None = None
+    weather: Mapping[str, Route] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    stdin: Callable[[], Iterator[bytes]] = lambda: iter(())
+    judge: Callable[[Child, HostileServer], tuple[bool, str]] = lambda c, s: (c.code == 0, "")
+
+
+def _unanswered(child: Child, server: HostileServer) -> tuple[bool, str]:
+    """Exit 1 and one plain sentence on stderr: the bound ended it."""
+    asked = len(server.model_requests())
+    sentence = child.err.strip().splitlines()[-1] if child.err.strip() else ""
+    ok = child.code == 1 and sentence.endswith(".") and "\x1b" not in child.err
+    return ok, f"exit {child.code}, one sentence, {asked} model attempts"
+
+
+def _chat_cut(child: Child, server: HostileServer) -> tuple[bool, str]:
+    """The REPL said one sentence and took the next line (here: the end of input)."""
+    asked = len(server.model_requests())
+    ok = child.code == 0 and "Asking Claude for an answer" in child.out
+    return ok, f"sentence shown, session went on, {asked} model attempts"
+
+
+def _weather_fell_back(child: Child, server: HostileServer) -> tuple[bool, str]:
+    try:
+        source = json.loads(child.out)["source"]
+    except (ValueError, KeyError, TypeError):
+        source = None
+    forecasts = len(server.paths("/forecast"))
+    ok = child.code == 0 and source == "wttr.in"
+    return ok, f"answered from {source} after {forecasts} bad forecasts"
+
+
+def _fanout(child: Child, server: HostileServer) -> tuple[bool, str]:
+    requests = server.model_requests()
+    results = tool_results(requests[1]["messages"][-1]) if len(requests) > 1 else []
+    ran = sum(1 for r in results if not r.get("is_error"))
+    ok = child.code == 0 and len(results) == 300 and ran == 8
+    return ok, f"{len(results)} results, {ran} run, {len(results) - ran} answered not run"
+
+
+def _clean_text(child: Child, server: HostileServer) -> tuple[bool, str]:
+    ok = child.code == 0 and child.out == "Four.\n"
+    return ok, "printed without escape sequences" if ok else f"printed {child.out!r:.40}"
+
+
+def _full_disk(child: Child, server: HostileServer) -> tuple[bool, str]:
+    ok = child.code == 0 and child.out == "Four.\n" and "Something went wrong" not in child.err
+    return ok, f"answered, exit {child.code}, log dropped with one notice"
+
+
+def _explained(count: int) -> Callable[[Child, HostileServer], tuple[bool, str]]:
+    def judge(child: Child, server: HostileServer) -> tuple[bool, str]:
+        written = len(child.out.splitlines())
+        return child.code == 0 and written == count, f"{written} results"
+
+    return judge
+
+
+def _long_chat(turns: int) -> Callable[[Child, HostileServer], tuple[bool, str]]:
+    def judge(child: Child, server: HostileServer) -> tuple[bool, str]:
+        sizes = [len(json.dumps(body)) for body in server.model_requests()]
+        ok = child.code == 0 and len(sizes) == turns
+        largest, total = max(sizes, default=0), sum(sizes)
+        return ok, f"largest request {largest / 1024:.0f} KiB, {total / 1024 / 1024:.1f} MiB sent"
+
+    return judge
+
+
+def _megabyte_lines(count: int) -> Callable[[], Iterator[bytes]]:
+    def lines() -> Iterator[bytes]:
+        for n in range(count):
+            error = f"{n:06d} " + "x" * (1024 * 1024 - 8)
+            yield json.dumps({"error": error, "operation": "calling an api"}).encode() + b"\n"
+
+    return lines
+
+
+def attacks(quick: bool) -> list[Attack]:
+    """Every attack, with the bounds the size calls for."""
+    model_timeout = "0.5" if quick else "5"
+    cut = {"AGENT_MODEL_TIMEOUT": model_timeout, "AGENT_TURN_TIMEOUT": "20"}
+    weather_ask = echo_tool_results(
+        message_body(
+            tool_use_block("toolu_w", "get_weather", {"city": "Paris"}), stop_reason="tool_use"
+        )
+    )
+    geo = raw_json(
+        b'{"results": [{"name": "Paris", "latitude": 48.85, "longitude": 2.35, '
+        b'"country": "France"}]}'
+    )
+    j1 = raw_json(
+        b'{"current_condition": [{"temp_C": "9", "humidity": "58", '
+        b'"weatherDesc": [{"value": "Overcast"}]}]}'
+    )
+    nested = raw_json(b"[" * 50_000 + b"]" * 50_000)
+    infinite = raw_json(b'{"current": {"temperature_2m": 8.8, "weather_code": 1e999}}')
+    lines, turns = (20, 50) if quick else (200, 200)
+    never = {"AGENT_TURN_TIMEOUT": "2"} if quick else {}
+    attacks = [
+        Attack(
+            "model body trickles", ["agent", "ask", "hi"], trickle(), env=cut, judge=_unanswered
+        ),
+        Attack(
+            "ping events forever",
+            ["agent", "chat"],
+            pings_forever(),
+            env=cut,
+            stdin=lambda: _lines("hi"),
+            judge=_chat_cut,
+        ),
+        Attack(
+            "text deltas forever",
+            ["agent", "chat"],
+            deltas_forever(),
+            env=cut,
+            stdin=lambda: _lines("hi"),
+            judge=_chat_cut,
+        ),
+        Attack(
+            "endpoint never answers",
+            ["agent", "ask", "hi"],
+            never_answers(),
+            env=never,
+            judge=_unanswered,
+        ),
+        Attack("50 MB model answer", ["agent", "ask", "hi"], big_body(50), judge=_unanswered),
+        Attack(
+            "forecast weather_code 1e999",
+            ["agent", "ask", "weather in Paris?"],
+            weather_ask,
+            {"/geocoding": geo, "/forecast": infinite, "/wttr": j1},
+            judge=_weather_fell_back,
+        ),
+        Attack(
+            "forecast: 100 KB nested arrays",
+            ["agent", "ask", "weather in Paris?"],
+            weather_ask,
+            {"/geocoding": geo, "/forecast": nested, "/wttr": j1},
+            judge=_weather_fell_back,
+        ),
+        Attack(
+            "300 tool_use in one reply",
+            ["agent", "ask", "sums?"],
+            scripted(tool_uses(300), message_body(text_block("Done."))),
+            judge=_fanout,
+        ),
+        Attack(
+            "escape sequences in the answer",
+            ["agent", "ask", "2+2?"],
+            answer(ESCAPES),
+            judge=_clean_text,
+        ),
+        Attack(
+            f"{lines} distinct 1 MB lines to explain-error",
+            ["agent", "explain-error"],
+            stdin=_megabyte_lines(lines),
+            judge=_explained(lines),
+        ),
+        Attack(
+            f"{turns}-turn chat",
+            ["agent", "chat"],
+            answer("It is sunny and mild, " * 40),
+            stdin=lambda: _lines(*(f"question {n}: " + "and also " * 40 for n in range(turns))),
+            judge=_long_chat(turns),
+        ),
+    ]
+    if os.path.exists("/dev/full"):
+        attacks.append(
+            Attack(
+                "log file on a full disk",
+                ["agent", "ask", "2+2?"],
+                answer("Four."),
+                env={"AGENT_LOG_FILE": "/dev/full"},
+                judge=_full_disk,
+            )
+        )
+    return attacks
+
+
+def _bounds(attack: Attack) -> str:
+    shown = {k: v for k, v in attack.env.items() if k.startswith("AGENT_")}
+    return " ".join(f"{k.removeprefix('AGENT_')}={v}" for k, v in shown.items()) or "defaults"
+
+
+def run_attack(attack: Attack, quick: bool) -> AttackResult:
+    """One attack against a fresh server, in a child process."""
+    with HostileServer(attack.messages, attack.weather) as server:
+        env = {**_base_env(), **server.env(**attack.env)}
+        if attack.argv[1] == "explain-error":
+            env.pop("ANTHROPIC_API_KEY")  # the rules, not --llm: offline
+        child = run_child(attack.argv, env, attack.stdin(), GUARD_S[quick])
+        if child.code is None:
+            ok, outcome = False, f"hung: killed after {GUARD_S[quick]:.0f} s"
+        else:
+            ok, outcome = attack.judge(child, server)
+    return AttackResult(
+        attack.name, _bounds(attack), outcome, ok, child.code, child.seconds, child.peak_rss_mb
+    )
+
+
+def run_soak(questions: int, guard_s: float) -> SoakCounts:
+    """The soak at concurrency 100 in a child process of its own."""
+    child = run_child(
+        ["benchmarks.hostile", "--soak", str(questions)], {**_base_env()}, guard_s=guard_s
+    )
+    if child.code != 0:
+        raise RuntimeError(f"the soak's child ended {child.code}: {child.err[-300:]}")
+    counts = json.loads(child.out.strip().splitlines()[-1])
+    return SoakCounts(**counts, seconds=child.seconds, peak_rss_mb=child.peak_rss_mb)
+
+
+def run_hostile(*, quick: bool, soak_questions: int | None = None) -> Hostile:
+    """Every attack, then the soak at concurrency 100."""
+    table = Hostile(quick)
+    for attack in attacks(quick):
+        try:
+            table.attacks.append(run_attack(attack, quick))
+        except Exception as exc:  # an attack that cannot run is a finding, not the end
+            table.problems.append(f"{attack.name}: {type(exc).__name__}: {exc}")
+    questions = soak_questions if soak_questions is not None else (200 if quick else 1000)
+    if questions > 0:
+        try:
+            table.soak = run_soak(questions, GUARD_S[quick] * 4)
+        except Exception as exc:
+            table.problems.append(f"soak: {type(exc).__name__}: {exc}")
+    return table
+
+
+def print_hostile(table: Hostile) -> None:
+    """The hostile table and the soak's counts, on stdout."""
+    print("\nHostile: each attack in a child process of its own (its own wall time and peak RSS)\n")
+    header = ("attack", "bounds", "ok", "exit", "wall", "peak RSS", "outcome")
+    widths = (38, 30, 2, 4, 8, 9, 60)
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    print("  ".join("-" * w for w in widths))
+    for a in table.attacks:
+        cells = (
+            a.name,
+            a.bounds,
+            "✓" if a.ok else "✗",
+            "—" if a.exit_code is None else str(a.exit_code),
+            f"{a.seconds:.1f} s",
+            f"{a.peak_rss_mb:.0f} MB",
+            a.outcome,
+        )
+        print("  ".join(c[:w].ljust(w) for c, w in zip(cells, widths, strict=True)))
+    soak = table.soak
+    if soak is not None:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(soak.outcomes.items()))
+        crashes = sum(soak.crashes.values())
+        print(
+            f"\n  soak, {soak.questions} questions at concurrency {soak.concurrency} (admission "
+            f"control on): {outcomes}; refused busy {soak.refused}; crashes {crashes}, protocol "
+            f"errors {soak.protocol_errors}, leaks {soak.leaks + soak.secret_hits}; p50 "
+            f"{soak.p50_s:.2f} s, p99 {soak.p99_s:.2f} s; wall {soak.seconds:.1f} s, peak RSS "
+            f"{soak.peak_rss_mb:.0f} MB {'✓' if soak.ok else '✗'}"
+        )
+    for problem in table.problems:
+        print(f"  (not run: {problem})")
+
+
+# --- the soak's child process --------------------------------------------------------------
+
+
+async def _soak(questions: int) -> dict[str, Any]:
+    from agent.log import configure_logging
+    from benchmarks.contenders import ThisAgent
+    from benchmarks.harness import FaultServerProcess
+    from benchmarks.soak import soak
+
+    configure_logging()
+    async with FaultServerProcess() as server:
+        agent = ThisAgent()
+        try:
+            result = await soak(server, agent, questions, concurrency=100)
+        finally:
+            await agent.aclose()
+    refused = agent._admission.refused if agent._admission else 0
+    return {
+        "questions": result.questions,
+        "concurrency": result.concurrency,
+        "outcomes": result.outcomes,
+        "crashes": result.crashes,
+        "protocol_errors": result.protocol_errors,
+        "leaks": result.leaks,
+        "secret_hits": result.secret_hits,
+        "refused": refused,
+        "p50_s": result.p50_s,
+        "p99_s": result.p99_s,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m benchmarks.hostile --soak N`: the soak, its counts as one JSON line."""
+    parser = argparse.ArgumentParser(description="the hostile table's soak, in its own process")
+    parser.add_argument("--soak", type=int, required=True)
+    args = parser.parse_args(argv)
+    print(json.dumps(asyncio.run(_soak(args.soak))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

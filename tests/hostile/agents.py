@@ -1,0 +1,72 @@
+"""Agents and runs pointed at a hostile server, with small bounds injected."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agent.answer import Answer, Limits
+from agent.app import Agent
+from agent.cli import main
+from agent.model_call import MODEL_POLICY, ModelCaller
+from agent.models.claude import ClaudeModel, http_timeout
+from benchmarks.hostile_server import HostileServer
+from tests.agent.helpers import registry
+from tools import Registry
+
+GUARD_S = 30  # a hang guard only: each test's own bounds end it long before this
+KEY = "sk-ant-api03-HOSTILE-0123456789abcdefghij"
+
+
+async def no_sleep(_seconds: float) -> None:
+    return None
+
+
+def claude_agent(
+    server: HostileServer,
+    *,
+    attempt_s: float = 5.0,
+    read_s: float = 5.0,
+    turn_s: float = 20.0,
+    tools: Registry | None = None,
+    limits: Limits | None = None,
+    sleep: Callable[[float], Awaitable[None]] = no_sleep,
+) -> Agent:
+    """Claude (the real SDK, on real sockets) at `server`: `read_s` for the first byte and
+    each gap, `attempt_s` for one attempt in all, `turn_s` for the turn."""
+    model = ClaudeModel(api_key=KEY, base_url=server.base, timeout=http_timeout(read_s=read_s))
+    policy = dataclasses.replace(MODEL_POLICY, attempt_timeout_s=attempt_s, sleep=sleep)
+    limits = dataclasses.replace(limits or Limits(), turn_timeout_s=turn_s)
+    agent = Agent(ModelCaller(model, policy), tools or registry(), limits)
+    agent.closers.append(model.aclose)
+    return agent
+
+
+async def ask(agent: Agent, question: str = "hi", *, stream: bool = False) -> Answer:
+    """One turn; streamed (as the REPL asks) when `stream`, else one whole answer."""
+    shown: list[str] = []
+    try:
+        return await agent.ask(question, on_text=shown.append if stream else None)
+    finally:
+        await agent.aclose()
+
+
+def cli(argv: list[str], env: dict[str, str], lines: list[str] = ()) -> tuple[int, str, str]:  # type: ignore[assignment]
+    """The `agent` command, in process, with these arguments, environment and input lines."""
+    out, err = io.StringIO(), io.StringIO()
+    pending = list(lines)
+
+    def read(_prompt: str) -> str:
+        if not pending:
+            raise EOFError
+        return pending.pop(0)
+
+    code = main(argv, env=env, stdout=out, stderr=err, read=read)
+    return code, out.getvalue(), err.getvalue()
+
+
+def events(logs: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The captured events called `name`."""
+    return [event for event in logs if event["event"] == name]
