@@ -28,7 +28,7 @@ log = structlog.get_logger("resilience")
 # The event that ends a call no source answered: a tool answers degraded; a model call fails
 # (and the turn says so itself, so a person watching is told nothing more here).
 _GAVE_UP = {"tool": "tool.degraded", "model": "model.call_failed"}
-_GAVE_UP_WORDS = {"tool": "no source answered — giving a partial answer", "model": None}
+_GAVE_UP_WORDS = {"tool": "no source answered", "model": None}  # the tool says what it does next
 
 
 @dataclass(frozen=True, slots=True)
