@@ -260,3 +260,18 @@ def test_ask_prints_no_escape_sequence_from_the_model(httpx2_mock: Any, tmp_path
     httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=reply))
     code, out, _ = run(["ask", "2+2?"], online(tmp_path))
     assert (code, out) == (EXIT_OK, "Four.\n")
+
+
+def test_a_refused_model_endpoint_names_anthropic_base_url(tmp_path: Path) -> None:
+    """`agent ask` with ANTHROPIC_BASE_URL at a closed port: exit 1, one sentence saying to
+    check that variable."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**online(tmp_path), "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}"}
+    code, out, err = run(["ask", "what is 2 + 2?"], env)
+    assert (code, out) == (EXIT_NO_ANSWER, "")
+    assert err.count("\n") == 1
+    assert "ANTHROPIC_BASE_URL" in err
