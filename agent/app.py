@@ -151,7 +151,10 @@ async def open_agent(
     everything = [*(_builtins(settings, tools_http, policy, observer) if builtins else ())]
     everything += [tool.bound(policy, observer) for tool in tools]
     caller = ModelCaller(
-        models, model_policy(policy, attempt_timeout_s=settings.model_timeout_s), observer
+        models,
+        model_policy(policy, attempt_timeout_s=settings.model_timeout_s),
+        observer,
+        base_url=settings.base_url,
     )
     closers: list[Callable[[], Awaitable[None]]] = [caller.aclose]
     if http is None:

@@ -15,7 +15,7 @@ from agent.settings import Settings
 if TYPE_CHECKING:
     from tools.mcp import McpServer
 
-__all__ = ["HISTORY_FILE", "start_chat"]
+__all__ = ["HISTORY_FILE", "make_screen", "start_chat"]
 
 HISTORY_FILE = "~/.agent_history"
 
@@ -29,9 +29,7 @@ def start_chat(
     mcp: Sequence[McpServer] = (),
 ) -> int:
     """Run the REPL until /quit or Ctrl-D, with the tools of the `mcp` servers too."""
-    terminal = _isatty(stdout)
-    color = terminal and not env.get("NO_COLOR")
-    screen = Screen(_writer(stdout), terminal=terminal, color=color)
+    screen = make_screen(stdout, env)
 
     def notice(sentence: str) -> None:
         screen.line(sentence, style="yellow")
@@ -42,8 +40,36 @@ def start_chat(
         agent = await open_agent(settings, observer=screen.status, mcp=mcp, on_notice=notice)
         return Repl(agent, screen)
 
-    with _history(enabled=terminal and read is input):
+    with _history(enabled=screen.laid_out and read is input):
         return run_repl(open_repl, read)
+
+
+def make_screen(stdout: IO[str], env: Mapping[str, str]) -> Screen:
+    """The screen for `stdout`: on a terminal, replies laid out to its width, and a live
+    status line (in colour, unless NO_COLOR) where the terminal can move its cursor; plain
+    text, with no control codes at all, under TERM=dumb or off a terminal."""
+    if not _isatty(stdout):
+        return Screen(_writer(stdout))
+    capable = env.get("TERM", "").strip().lower() not in _DUMB_TERMINALS
+    color = capable and not env.get("NO_COLOR")
+    return Screen(_writer(stdout), terminal=capable, color=color, width=_width(stdout, env))
+
+
+_DUMB_TERMINALS = frozenset({"dumb", "unknown"})
+
+
+def _width(stdout: IO[str], env: Mapping[str, str]) -> Callable[[], int]:
+    """The terminal's width, read when asked (a window may be resized); COLUMNS wins."""
+
+    def width() -> int:
+        if (columns := env.get("COLUMNS", "").strip()).isdigit() and int(columns) > 0:
+            return int(columns)
+        try:
+            return os.get_terminal_size(stdout.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            return 80
+
+    return width
 
 
 def _writer(stream: IO[str]) -> Callable[[str], None]:

@@ -70,19 +70,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_options(parser, suppress=False)
     _add_mcp_options(parser, suppress=False)
-    parser.set_defaults(run=_run_chat)
+    parser.set_defaults(run=_run_chat, parser=parser)
     _add_otel(parser, suppress=False)
     commands = parser.add_subparsers(title="commands")
     chat = commands.add_parser("chat", help="talk to the agent (the default)")
     _add_options(chat, suppress=True)
     _add_mcp_options(chat, suppress=True)
-    chat.set_defaults(run=_run_chat)
+    chat.set_defaults(run=_run_chat, parser=chat)
     _add_otel(chat, suppress=True)
     ask = commands.add_parser("ask", help="ask one question; the answer goes to stdout")
     _add_options(ask, suppress=True)
     _add_mcp_options(ask, suppress=True)
     ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
-    ask.set_defaults(run=_run_ask)
+    ask.set_defaults(run=_run_ask, parser=ask)
     _add_otel(ask, suppress=True)
     _add_explain(commands)
     return parser
@@ -105,7 +105,7 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="ask Claude about every line (falling back to the rules); with 'auto', only "
         "about the lines the rules cannot place",
     )
-    explain.set_defaults(run=_run_explain, traced=False)  # no spans: tracing would only cost
+    explain.set_defaults(run=_run_explain, traced=False, parser=explain)  # no spans to trace
 
 
 def _add_otel(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -145,7 +145,14 @@ def _add_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument(
         "--verbose", action="store_true", default=flag_default, help="log events to stderr"
     )
-    parser.add_argument("--model", default=default, help="Claude model id (default: AGENT_MODEL)")
+    from agent.defaults import DEFAULT_MODEL  # the standard library only
+
+    parser.add_argument(
+        "--model",
+        default=default,
+        metavar="ID",
+        help=f"Claude model id (default: AGENT_MODEL if set, else {DEFAULT_MODEL})",
+    )
 
 
 def _add_mcp_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -185,11 +192,21 @@ def main(
     )
     try:
         with contextlib.redirect_stdout(io.stdout), contextlib.redirect_stderr(io.stderr):
-            args = build_parser().parse_args(_otel_mode(sys.argv[1:] if argv is None else argv))
+            args = _parse(build_parser(), _otel_mode(sys.argv[1:] if argv is None else argv))
     except SystemExit as exit_:  # --help, or a usage error argparse already explained
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     command: Command = args.run
     return command(args, io)
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The arguments; one that no parser knows is reported by the subcommand it was given to,
+    with that subcommand's own usage (`agent ask --bogus x`: `usage: agent ask …`)."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        owner: argparse.ArgumentParser = getattr(args, "parser", parser)
+        owner.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], int]) -> int:

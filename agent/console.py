@@ -1,15 +1,22 @@
 """What the REPL shows: streamed text, a live status line, notes and the `/trace` table.
 
 Output goes through an injected `write` callable. Colour only on a terminal and never with
-NO_COLOR; off a terminal the status line becomes plain lines. Streamed text may stop mid-line
-(a tool call, a failed attempt): a status, a note or an error then starts on a line of its own.
+NO_COLOR; off a terminal (or on one that cannot move its cursor, TERM=dumb) the status line
+becomes plain lines and nothing is rewritten in place. Streamed text may stop mid-line (a tool
+call, a failed attempt): a status, a note or an error then starts on a line of its own.
+
+Given the terminal's `width`, the assistant's replies are set apart (a blank line before and
+after, each line indented) and wrapped at word boundaries to that width, read afresh for each
+word so that a resized window is followed.
 
 Everything shown passes `agent.terminal`'s sanitiser first: the model's text (and the tool
 names it chose, in `/trace`) cannot move the cursor, retitle the window or inject markup.
 
-While a model attempt is under way and no text has come yet, a terminal shows
-"… waiting for claude-sonnet-4-6 (7 s)", counted each second by a small ticker task and
-cleared as soon as text or any other event arrives. Off a terminal nothing ticks.
+While an attempt (the model's or a tool's) or a wait is under way, a terminal shows what is
+awaited with the seconds elapsed, "… waiting for claude-sonnet-4-6 (7 s)", counted each second
+by a small ticker task; the line is replaced by the next event and cleared as soon as text
+arrives or the turn ends, so "retrying in 1 second" never stays up through the next attempt.
+Off a terminal nothing ticks, and an attempt going out is not shown at all.
 """
 
 from __future__ import annotations
@@ -29,10 +36,9 @@ from resilience import Attempt, Progress
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-__all__ = ["Screen", "trace_table"]
+__all__ = ["REPLY_INDENT", "Screen", "readable_duration", "trace_table"]
 
 _CLEAR_LINE = "\r\x1b[2K"
-MODEL_CALLER = "model"  # the engine's caller name for model calls (agent.model_call)
 
 
 class _Sink:
@@ -54,12 +60,16 @@ class Screen:
         *,
         terminal: bool = False,
         color: bool = False,
+        width: Callable[[], int] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         tick_s: float = 1.0,
     ) -> None:
+        """`terminal`: the cursor may be moved (a status line rewritten in place); `width`:
+        the terminal's width, to lay replies out to (None: a pipe, text as it comes)."""
         self._write = write
         self.terminal = terminal
+        self._width = width
         self._clock, self._sleep, self._tick_s = clock, sleep, tick_s
         self._console = Console(
             file=_Sink(write),  # type: ignore[arg-type]
@@ -68,98 +78,131 @@ class Screen:
             color_system="auto" if color and terminal else None,
             highlight=False,
             soft_wrap=True,
-            width=100 if not terminal else None,
+            width=None if terminal and width is None else _columns(width),
         )
         self._status_shown = False
         self._mid_line = False  # streamed text left the cursor after some text
         self._stream = TerminalStream()
-        self._waiting: tuple[str, float] | None = None  # the model waited for, and since when
+        self._wrap = _Wrap(width, REPLY_INDENT) if width is not None else None
+        self._counting: tuple[str, float] | None = None  # the status counted, and since when
         self._ticker: asyncio.Task[None] | None = None
 
+    @property
+    def laid_out(self) -> bool:
+        """Whether replies are set apart and wrapped (output to a terminal)."""
+        return self._wrap is not None
+
     def text(self, text: str) -> None:
-        """Model text, as it streams: sanitised, otherwise written as is."""
+        """Model text, as it streams: sanitised, then (with a width) wrapped and indented."""
         text = self._stream.feed(text)
         if not text:
             return
         self.clear_status()
-        self._write(text)
-        self._mid_line = not text.endswith("\n")
+        self._put(text)
+
+    def reply(self, text: str, style: str = "") -> None:
+        """A whole reply (or the sentence that stands for one): like streamed text, or a
+        styled line of its own."""
+        if style:
+            self.line(text, style=style, reply=True)
+            return
+        self.text(text)
+        self.end_line()
+
+    def gap(self) -> None:
+        """A blank line, where replies are set apart (between the prompt and a reply)."""
+        if self.laid_out:
+            self.clear_status()
+            self.end_line()
+            self._write("\n")
 
     def end_line(self) -> None:
         """End the line streamed text left open, if it did."""
         if rest := self._stream.flush():
-            self._write(rest)
-            self._mid_line = not rest.endswith("\n")
+            self._put(rest)
+        if self._wrap is not None and (word := self._wrap.flush()):
+            self._write(word)
+            self._mid_line = True
         if self._mid_line:
             self._write("\n")
             self._mid_line = False
+        if self._wrap is not None:
+            self._wrap.new_line()
 
-    def line(self, text: str = "", style: str = "") -> None:
-        """A whole line, sanitised, styled on a colour terminal."""
+    def line(self, text: str = "", style: str = "", *, reply: bool = False) -> None:
+        """A whole line, sanitised, styled on a colour terminal; with a width, wrapped at
+        word boundaries (and indented as a reply, if it stands for one)."""
         self.clear_status()
         self.end_line()
-        self._console.print(for_terminal(text), style=style or None, markup=False)
+        text = for_terminal(text)
+        if self._width is not None:
+            indent = REPLY_INDENT if reply else ""
+            text = _fill(text, _columns(self._width), indent)
+            self._console.width = _columns(self._width)
+        self._console.print(text, style=style or None, markup=False)
 
     def show(self, renderable: RenderableType) -> None:
         """A rich renderable, e.g. the trace table."""
         self.clear_status()
         self.end_line()
+        if self._width is not None:
+            self._console.width = _columns(self._width)
         self._console.print(renderable)
 
     def status(self, event: Progress) -> None:
-        """The live status line: replaced in place on a terminal, one line per event otherwise.
-        An attempt going out is shown only for the model, and only on a terminal, counting."""
-        if event.kind == "attempting":
-            self._attempting(event)
+        """The live status line: replaced in place on a terminal, counting the seconds of an
+        attempt or a wait; one plain line per event otherwise (an attempt: none)."""
+        self.clear_status()
+        if not self.terminal:
+            if event.kind != "attempting":
+                self.end_line()
+                self._write(f"… {for_terminal(event.message)}\n")
             return
-        self._stop_waiting()
         self.end_line()
-        if self.terminal:
+        if event.kind not in _COUNTED:
             self._show_status(event.message)
-        else:
-            self._write(f"… {for_terminal(event.message)}\n")
+            return
+        self._counting = (event.message, self._clock())
+        self._show_count()
+        with contextlib.suppress(RuntimeError):  # no event loop: a static line, no count
+            self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
     def clear_status(self) -> None:
         """Remove the status line, if one is shown (and stop counting the seconds)."""
         self._stop_ticker()
-        self._waiting = None
+        self._counting = None
         if self._status_shown:
             self._write(_CLEAR_LINE)
             self._status_shown = False
 
-    def _show_status(self, message: str) -> None:
-        self._write(_CLEAR_LINE)
-        self._console.print(f"… {for_terminal(message)}", style="dim", end="", markup=False)
-        self._status_shown = True
+    def _put(self, text: str) -> None:
+        if self._wrap is not None:
+            text = self._wrap.feed(text)
+            self._mid_line = self._wrap.mid_line
+        elif text:
+            self._mid_line = not text.endswith("\n")
+        if text:
+            self._write(text)
 
-    def _attempting(self, event: Progress) -> None:
-        """A model attempt: count the seconds until something arrives. Any other attempt
-        ends a count that is still shown (the model has answered), and shows nothing."""
-        self._stop_waiting()
-        if event.caller != MODEL_CALLER or not self.terminal:
-            return
-        self.end_line()
-        self._waiting = (event.source, self._clock())
-        self._show_waiting()
-        with contextlib.suppress(RuntimeError):  # no event loop: a static line, no count
-            self._ticker = asyncio.get_running_loop().create_task(self._tick())
+    def _show_status(self, message: str) -> None:
+        line = f"… {for_terminal(message)}"
+        if self._width is not None:  # a status that wrapped could not be cleared whole
+            line = _truncated(line, _columns(self._width) - 1)
+        self._write(_CLEAR_LINE)
+        self._console.print(line, style="dim", end="", markup=False)
+        self._status_shown = True
 
     async def _tick(self) -> None:
         while True:
             await self._sleep(self._tick_s)
-            self._show_waiting()
+            self._show_count()
 
-    def _show_waiting(self) -> None:
-        if self._waiting is None:
+    def _show_count(self) -> None:
+        if self._counting is None:
             return
-        source, since = self._waiting
+        message, since = self._counting
         seconds = max(0, int(self._clock() - since))
-        self._show_status(f"waiting for {source} ({seconds} s)")
-
-    def _stop_waiting(self) -> None:
-        """Stop counting, and clear the count if it is what the status line shows."""
-        if self._waiting is not None:
-            self.clear_status()
+        self._show_status(f"{message} ({seconds} s)")
 
     def _stop_ticker(self) -> None:
         if self._ticker is not None:
@@ -167,14 +210,127 @@ class Screen:
             self._ticker = None
 
 
-def trace_table(attempts: Iterable[Attempt]) -> Table:
-    """The last turn's timeline: every attempt with source, duration, outcome, action, wait."""
-    table = Table(title="Last turn", title_justify="left")
-    for column in ("caller", "source", "#", "took", "outcome", "action", "wait"):
+class _Wrap:
+    """Streamed text laid out in words: each line indented, a line broken only between
+    words once the next word would pass the width (a word longer than a line has one
+    of its own). A word is held back until the whitespace after it, or `flush`."""
+
+    def __init__(self, width: Callable[[], int], indent: str) -> None:
+        self._width, self._indent = width, indent
+        self._column = 0  # cells on the current line, the indent included; 0: not started
+        self._spaces = ""  # whitespace after the last word written, not yet written
+        self._word = ""
+
+    @property
+    def mid_line(self) -> bool:
+        """Whether the current line has text on it (or text held back for it)."""
+        return self._column > 0 or bool(self._word)
+
+    def feed(self, text: str) -> str:
+        """What of `text` can be written now."""
+        out: list[str] = []
+        for char in text:
+            if char == "\n":
+                out.append(self.flush())
+                out.append("\n")
+                self.new_line()
+            elif char in " \t":
+                out.append(self.flush())
+                self._spaces += " " if char == "\t" else char
+            else:
+                self._word += char
+        return "".join(out)
+
+    def flush(self) -> str:
+        """The word held back, placed on this line or the next."""
+        word, self._word = self._word, ""
+        if not word:
+            return ""
+        from rich.cells import cell_len
+
+        if self._column == 0:  # a line's own leading spaces (a list, a code block) stay
+            lead = self._indent + self._spaces
+        elif self._column + len(self._spaces) + cell_len(word) > max(_MIN_WIDTH, self._width()):
+            lead = "\n" + self._indent
+            self._column = 0
+        else:
+            lead = self._spaces
+        self._spaces = ""
+        self._column += len(lead.lstrip("\n")) + cell_len(word)
+        return lead + word
+
+    def new_line(self) -> None:
+        """The cursor is at the start of a line."""
+        self._column, self._spaces = 0, ""
+
+
+_COUNTED = frozenset({"attempting", "retrying", "waiting"})  # statuses that count seconds
+REPLY_INDENT = "  "
+_MIN_WIDTH = 20  # a narrower "terminal" is taken as this wide
+
+
+def _columns(width: Callable[[], int] | None) -> int:
+    """The width to lay out to: the terminal's, or 100 off a terminal."""
+    return 100 if width is None else max(_MIN_WIDTH, width())
+
+
+def _fill(text: str, width: int, indent: str) -> str:
+    """`text` wrapped to `width` at word boundaries, each line indented (a line's own
+    leading spaces kept for the lines it wraps into); line breaks kept."""
+    import textwrap
+
+    def fill(line: str) -> str:
+        own = indent + line[: len(line) - len(line.lstrip())]
+        return textwrap.fill(
+            line.strip(),
+            width,
+            initial_indent=own,
+            subsequent_indent=own,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+
+    return "\n".join(fill(line) if line.strip() else "" for line in text.split("\n"))
+
+
+def _truncated(line: str, width: int) -> str:
+    return line if len(line) <= width else line[: max(1, width - 1)] + "…"
+
+
+def trace_table(attempts: Iterable[Attempt], title: str = "Last turn") -> Table:
+    """A turn's timeline: every attempt with what it was for (the city), its source, how long
+    it took, its outcome and action, and the wait slept before the next attempt."""
+    from rich import box
+
+    table = Table(
+        title=markup_escaped(title), title_justify="left", box=box.SIMPLE_HEAD, show_edge=False
+    )
+    for column in ("caller", "for", "source", "#", "took", "outcome", "action", "wait"):
         table.add_column(column, justify="right" if column in {"#", "took", "wait"} else "left")
     for a in attempts:
-        wait = f"{a.wait_s:.1f} s" if a.wait_s is not None else ""
-        took = f"{a.duration_s * 1000:.0f} ms"
-        cells = (a.caller, a.source, str(a.number), took, a.outcome, a.action or "", wait)
+        cells = (
+            a.caller,
+            a.subject,
+            a.source,
+            str(a.number),
+            readable_duration(a.duration_s),
+            a.outcome,
+            a.action or "",
+            _wait(a.wait_s),
+        )
         table.add_row(*(markup_escaped(cell) for cell in cells))  # a tool name is the model's
     return table
+
+
+def readable_duration(seconds: float) -> str:
+    """ "12 ms" under a second, else "5.0 s"."""
+    if seconds < 0.9995:
+        return f"{max(0.0, seconds) * 1000:.0f} ms"
+    return f"{seconds:.1f} s"
+
+
+def _wait(wait_s: float | None) -> str:
+    """The wait before the next attempt: none (""), "at once" (no wait), or "2.0 s"."""
+    if wait_s is None:
+        return ""
+    return "at once" if wait_s < 0.05 else f"{wait_s:.1f} s"

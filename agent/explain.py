@@ -13,7 +13,12 @@ client with `agent.models.claude.new_client` (a bounded timeout, the SDK's retri
 `--llm` asks Claude about every line; `--llm auto` asks the rules first and Claude only about
 the lines they cannot place, and says on stderr how many went to Claude and how often its
 answer was kept. Offline settings (`--offline`, `AGENT_OFFLINE`, no key) turn `--llm` into
-the rules, said once on stderr.
+the rules, said once on stderr; so does every other reason the rules answer in Claude's place
+(the key refused, the endpoint unreachable, an answer that failed the checks, …): each reason
+once, the first time it happens, without --verbose.
+
+Read from a terminal, it says once on stderr what to type and how to finish (Ctrl-D) rather
+than waiting in silence.
 """
 
 from __future__ import annotations
@@ -26,17 +31,65 @@ from typing import IO, TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from errors import ErrorAction, classify_with_fallback_model, error_to_action, explain_with_claude
+from errors import (
+    ErrorAction,
+    classify,
+    classify_with_fallback_model,
+    error_to_action,
+    explain_with_claude,
+)
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
     from agent.settings import Settings
 
-__all__ = ["ExplainRequest", "LlmMode", "explain_lines", "explain_lines_llm", "run"]
+__all__ = [
+    "TERMINAL_HINT",
+    "ExplainRequest",
+    "Fallbacks",
+    "LlmMode",
+    "explain_lines",
+    "explain_lines_llm",
+    "run",
+]
 
 LLM_BATCH = 8  # Claude calls in flight at once with --llm
 LlmMode = Literal["always", "auto"]
+TERMINAL_HINT = (
+    "explain-error: type or paste one error a line (its text, or JSON like "
+    '{"error": "…", "operation": "…"}); end with Ctrl-D.'
+)
+_KEY_PROBLEMS = {"auth_invalid_credentials", "auth_missing_key", "auth_token_expired"}
+
+
+class Fallbacks:
+    """Says on stderr why the rules answered in Claude's place: each reason once."""
+
+    def __init__(self, err: IO[str], *, base_url: str | None = None) -> None:
+        self.err, self.base_url = err, base_url
+        self.said: set[str] = set()
+
+    def __call__(self, exc: BaseException) -> None:
+        """One fallback, for `exc`; said unless its reason was said already."""
+        kind, why = self._reason(exc)
+        if kind not in self.said:
+            self.said.add(kind)
+            self.err.write(f"explain-error: {why}, so the rules answered instead.\n")
+
+    def _reason(self, exc: BaseException) -> tuple[str, str]:
+        if isinstance(exc, ValueError):  # malformed JSON, the schema, a check it failed
+            return "invalid", "Claude's answer did not pass the checks"
+        verdict = classify(exc, "asking Claude to explain an error")
+        error_type = verdict.result.error_type
+        if error_type in _KEY_PROBLEMS:
+            return "key", "Claude did not accept the API key in ANTHROPIC_API_KEY"
+        if error_type == "network" and verdict.facts.connect_phase:
+            where = "check ANTHROPIC_BASE_URL" if self.base_url else "check the network"
+            return "unreachable", f"Claude could not be reached ({where})"
+        if error_type == "timeout":
+            return "timeout", "Claude took too long to answer"
+        return error_type, f"asking Claude failed ({error_type.replace('_', ' ')})"
 
 
 class ExplainRequest(BaseModel):
@@ -141,6 +194,9 @@ def run(
     `llm`: False/None, the rules; True or "always", Claude for every line; "auto", the rules
     first and Claude for what they cannot place."""
     _tolerate_bad_bytes(stdin)
+    if _isatty(stdin):
+        stderr.write(TERMINAL_HINT + "\n")
+        stderr.flush()
     mode: LlmMode | None = "always" if llm is True else (llm or None)
     if mode and (key := settings.claude_key) is not None:
         return asyncio.run(_run_llm(settings, key, mode, stdin, stdout, stderr))
@@ -157,6 +213,13 @@ def _tolerate_bad_bytes(stdin: IO[str]) -> None:
         reconfigure(errors="surrogateescape")
 
 
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _why_offline(settings: Settings) -> str:
     if settings.api_key is None:
         return "ANTHROPIC_API_KEY is not set"
@@ -168,21 +231,29 @@ async def _run_llm(
 ) -> int:
     from agent.models.claude import new_client  # heavy (the SDK): only for --llm
 
+    fallbacks = Fallbacks(err, base_url=settings.base_url)
     async with new_client(api_key=key, base_url=settings.base_url) as client:
         if mode == "auto":
-            return await explain_lines_auto(client, settings.model, stdin, out, err)
-        return await explain_lines_llm(client, settings.model, stdin, out, err)
+            return await explain_lines_auto(client, settings.model, stdin, out, err, fallbacks)
+        return await explain_lines_llm(client, settings.model, stdin, out, err, fallbacks)
 
 
 async def explain_lines_llm(
-    client: AsyncAnthropic, model: str, lines: Iterable[str], out: IO[str], err: IO[str]
+    client: AsyncAnthropic,
+    model: str,
+    lines: Iterable[str],
+    out: IO[str],
+    err: IO[str],
+    fallbacks: Fallbacks | None = None,
 ) -> int:
-    """Explain each line with Claude, a few at once, writing results in input order."""
+    """Explain each line with Claude, a few at once, writing results in input order; each
+    reason the rules answered instead is said once on `err`."""
     parsed = list(parse_lines(lines))
     ok = True
+    said = fallbacks or Fallbacks(err)
     for start in range(0, len(parsed), LLM_BATCH):
         batch = parsed[start : start + LLM_BATCH]
-        answers = await asyncio.gather(*(_one_llm(client, model, line) for line in batch))
+        answers = await asyncio.gather(*(_one_llm(client, model, line, said) for line in batch))
         for line, answer in zip(batch, answers, strict=True):
             if answer is None:
                 ok = _complain(err, line) and ok
@@ -191,25 +262,33 @@ async def explain_lines_llm(
     return 0 if ok else 1
 
 
-async def _one_llm(client: AsyncAnthropic, model: str, line: Line) -> ErrorAction | None:
+async def _one_llm(
+    client: AsyncAnthropic, model: str, line: Line, fallbacks: Fallbacks
+) -> ErrorAction | None:
     if (r := line.request) is None:
         return None
     return await explain_with_claude(
-        client, model, r.error, r.operation, r.user_context, r.retry_count
+        client, model, r.error, r.operation, r.user_context, r.retry_count, on_fallback=fallbacks
     )
 
 
 async def explain_lines_auto(
-    client: AsyncAnthropic, model: str, lines: Iterable[str], out: IO[str], err: IO[str]
+    client: AsyncAnthropic,
+    model: str,
+    lines: Iterable[str],
+    out: IO[str],
+    err: IO[str],
+    fallbacks: Fallbacks | None = None,
 ) -> int:
     """The rules for every line, Claude only for those they cannot place; in input order."""
     ok, asked, kept, answered = True, 0, 0, 0
+    said = fallbacks or Fallbacks(err)
     for line in parse_lines(lines):
         if (r := line.request) is None:
             ok = _complain(err, line)
             continue
         assisted = await classify_with_fallback_model(
-            client, model, r.error, r.operation, r.user_context, r.retry_count
+            client, model, r.error, r.operation, r.user_context, r.retry_count, on_fallback=said
         )
         out.write(assisted.result.to_json() + "\n")
         answered, asked, kept = answered + 1, asked + assisted.asked, kept + assisted.kept

@@ -75,21 +75,41 @@ _MODEL_SENTENCE = (
 )
 
 
-class ModelUnavailable(Exception):
-    """No model answered within the bounds; `sentence` is safe to show a person."""
+# No connection could be opened (refused, no such host): what to check, where it is set.
+_UNREACHABLE_AT_BASE_URL = (
+    "Claude could not be reached at the address in ANTHROPIC_BASE_URL; check that it is "
+    "right and that the server there is running, then try again."
+)
+_UNREACHABLE = (
+    "Claude could not be reached; check your network connection (and any proxy settings), "
+    "then try again."
+)
 
-    def __init__(self, result: ErrorAction) -> None:
+
+class ModelUnavailable(Exception):
+    """No model answered within the bounds; `sentence` is safe to show a person.
+
+    `unreachable`: no connection to the model could even be opened (refused, DNS);
+    `base_url`: the ANTHROPIC_BASE_URL in use, if one is set (it is not repeated: it may
+    hold credentials)."""
+
+    def __init__(
+        self, result: ErrorAction, *, unreachable: bool = False, base_url: str | None = None
+    ) -> None:
         super().__init__(result.error_type)
         self.result = result
-        self.sentence = _sentence(result)
+        self.sentence = _sentence(result, unreachable=unreachable, base_url=base_url)
 
 
-def _sentence(result: ErrorAction) -> str:
-    """The user's fix where the setup is wrong (the key, the model id), else the verdict's."""
+def _sentence(result: ErrorAction, *, unreachable: bool, base_url: str | None) -> str:
+    """The user's fix where the setup is wrong (the key, the model id, the address), else
+    the verdict's."""
     if result.error_type in _KEY_PROBLEMS:
         return _KEY_SENTENCE
     if result.error_type == "not_found":
         return _MODEL_SENTENCE
+    if unreachable:
+        return _UNREACHABLE_AT_BASE_URL if base_url else _UNREACHABLE
     return result.user_message
 
 
@@ -101,8 +121,12 @@ class ModelCaller:
         models: ModelBackend | Sequence[ModelBackend],
         policy: Policy | None = None,
         observer: Observer | None = None,
+        *,
+        base_url: str | None = None,
     ) -> None:
+        """`base_url`: ANTHROPIC_BASE_URL, if set, for the sentence when it can't be reached."""
         self.models = tuple(models) if isinstance(models, Sequence) else (models,)
+        self.base_url = base_url
         policy = policy or MODEL_POLICY
         if len(self.models) == 1:
             policy = dataclasses.replace(policy, breaker_threshold=0)
@@ -124,7 +148,7 @@ class ModelCaller:
             if outcome.answered and outcome.value is not None:
                 spans.replied(span, outcome.value, outcome.source)
                 return outcome.value
-            unavailable = _unavailable(outcome)
+            unavailable = _unavailable(outcome, self.base_url)
             span.fail(unavailable.result)
         raise unavailable from outcome.error
 
@@ -138,11 +162,13 @@ def _operation(name: str) -> str:
     return "asking Claude for an answer" if name.startswith("claude") else "asking the model"
 
 
-def _unavailable(outcome: Outcome[Reply]) -> ModelUnavailable:
+def _unavailable(outcome: Outcome[Reply], base_url: str | None) -> ModelUnavailable:
     if outcome.fix is not None:  # the request itself is wrong (e.g. the prompt is too long)
         return ModelUnavailable(classify(outcome.fix, _operation("")).result)
-    assert outcome.failure is not None  # no answer and nothing to fix: something failed
-    return ModelUnavailable(outcome.failure.result)
+    failure = outcome.failure
+    assert failure is not None  # no answer and nothing to fix: something failed
+    unreachable = failure.result.error_type == "network" and failure.facts.connect_phase
+    return ModelUnavailable(failure.result, unreachable=unreachable, base_url=base_url)
 
 
 def _source(model: ModelBackend, request: ModelRequest) -> Source[Reply]:

@@ -15,8 +15,9 @@ from agent.answer import Answer
 from agent.app import Agent
 from agent.console import Screen, trace_table
 from agent.conversation import Conversation
+from resilience import Attempt, recording_attempts
 
-__all__ = ["HELP", "HISTORY_NOTE", "PROMPT", "Repl", "run_repl"]
+__all__ = ["CANCELLED_EARLY", "HELP", "HISTORY_NOTE", "PROMPT", "Repl", "run_repl"]
 
 PROMPT = "you› "
 HELP = """\
@@ -24,9 +25,11 @@ Ask about the weather ("weather in Paris and Lima?") or give a sum ("what is 12 
   /help   this help
   /tools  the tools the model can call
   /reset  forget the conversation and start over
-  /trace  the last turn's timeline: every attempt, its source, duration, action and wait
+  /trace  the last turn's timeline (a cancelled one too): every attempt, what it
+          was for, its source, duration, outcome, action and wait
   /quit   leave (Ctrl-D works too; Ctrl-C cancels a running turn)"""
 # Said once a session, the first time earlier turns are dropped to keep the history in bounds.
+CANCELLED_EARLY = "The last turn was cancelled before any attempt was made."
 HISTORY_NOTE = (
     "(The oldest parts of this conversation were set aside to keep it within bounds; "
     "the model no longer sees them.)"
@@ -41,6 +44,7 @@ class Repl:
         self.screen = screen
         self.conversation = Conversation()
         self.last: Answer | None = None
+        self.cancelled: tuple[Attempt, ...] | None = None  # the last turn's attempts, if cut
         self._streamed = False
         self._told_trimmed = False
         self._commands: dict[str, Callable[[], bool]] = {
@@ -58,9 +62,13 @@ class Repl:
         if not text:
             return True
         if text.startswith("/"):
-            return self._command(text)
-        await self._turn(text)
-        return True
+            going_on = self._command(text)
+        else:
+            await self._turn(text)
+            going_on = True
+        if going_on:
+            self.screen.gap()  # a blank line before the next prompt, on a terminal
+        return going_on
 
     async def aclose(self) -> None:
         """Close the agent's clients."""
@@ -68,15 +76,20 @@ class Repl:
 
     async def _turn(self, question: str) -> None:
         self._streamed = False
-        try:
-            answer = await self.agent.ask(question, self.conversation, on_text=self._stream)
-        finally:
-            self.screen.clear_status()  # a count of seconds, if one is still shown, stops
-        self.last = answer
+        self.screen.gap()  # the reply set apart from the prompt line, on a terminal
+        with recording_attempts() as attempts:
+            try:
+                answer = await self.agent.ask(question, self.conversation, on_text=self._stream)
+            except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: /trace shows its try
+                self.last, self.cancelled = None, tuple(attempts)
+                raise
+            finally:
+                self.screen.clear_status()  # a count of seconds, if one is still shown, stops
+        self.last, self.cancelled = answer, None
         if not answer.answered:
-            self.screen.line(answer.text, style="bold red")  # on a line of its own
+            self.screen.reply(answer.text, style="bold red")  # on a line of its own
         elif not self._streamed:
-            self.screen.line(answer.text)
+            self.screen.reply(answer.text)
         else:
             self.screen.end_line()
         if answer.history_trimmed and not self._told_trimmed:
@@ -107,12 +120,18 @@ class Repl:
 
     def _reset(self) -> bool:
         self.conversation.reset()
-        self.last = None
+        self.last, self.cancelled = None, None
         self.screen.line("Started a new conversation.", style="dim")
         return True
 
     def _trace(self) -> bool:
-        if self.last is None or not self.last.attempts:
+        if self.cancelled is not None:
+            if self.cancelled:
+                title = "Last turn (cancelled; its attempts so far)"
+                self.screen.show(trace_table(self.cancelled, title))
+            else:
+                self.screen.line(CANCELLED_EARLY, style="dim")
+        elif self.last is None or not self.last.attempts:
             self.screen.line("Nothing to show yet: the last turn made no attempts.", style="dim")
         else:
             self.screen.show(trace_table(self.last.attempts))

@@ -7,12 +7,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from agent.defaults import DEFAULT_MODEL  # there, `agent --help` can show it cheaply
 from errors import BadSetting
 from tools import Endpoints, check_http_url
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_MODEL_TIMEOUT_S", "DEFAULT_TURN_TIMEOUT_S", "Settings"]
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_MODEL_TIMEOUT_S = 120.0  # one model attempt, streaming included (AGENT_MODEL_TIMEOUT)
 DEFAULT_TURN_TIMEOUT_S = 300.0  # one question, every model call and tool round (AGENT_TURN_TIMEOUT)
 _TRUE = {"1", "true", "yes", "on"}
@@ -49,17 +49,23 @@ class Settings:
         model: str | None = None,
         verbose: bool = False,
     ) -> Settings:
-        """Settings for `env`: offline when asked to, or when there is no API key."""
+        """Settings for `env`: offline when asked to, or when there is no API key. Offline,
+        the URL variables (ANTHROPIC_BASE_URL, the weather endpoints) are not checked: one
+        that is not an http(s) URL is set aside for the default, as nothing real is called."""
         api_key = env.get("ANTHROPIC_API_KEY", "").strip() or None
         forced = offline or env.get("AGENT_OFFLINE", "").strip().lower() in _TRUE
+        offline = forced or api_key is None
+        base_url = env.get("ANTHROPIC_BASE_URL", "").strip() or None
+        if offline and base_url is not None and not _is_http_url(base_url):
+            base_url = None  # offline never calls it: not worth refusing to start over
         return cls(
             api_key=api_key,
-            base_url=env.get("ANTHROPIC_BASE_URL", "").strip() or None,
+            base_url=base_url,
             model=model or env.get("AGENT_MODEL", "").strip() or DEFAULT_MODEL,
             fallback_model=env.get("AGENT_FALLBACK_MODEL", "").strip() or None,
-            offline=forced or api_key is None,
+            offline=offline,
             log_file=env.get("AGENT_LOG_FILE", "").strip() or None,
-            endpoints=Endpoints.from_env(env),
+            endpoints=Endpoints.from_env(env, lenient=offline),
             verbose=verbose,
             model_timeout_s=_seconds(env, "AGENT_MODEL_TIMEOUT", DEFAULT_MODEL_TIMEOUT_S),
             turn_timeout_s=_seconds(env, "AGENT_TURN_TIMEOUT", DEFAULT_TURN_TIMEOUT_S),
@@ -84,6 +90,14 @@ class Settings:
             "Offline: a scripted model and simulated weather services answer here; "
             f"{how} to use Claude."
         )
+
+
+def _is_http_url(url: str) -> bool:
+    try:
+        check_http_url("ANTHROPIC_BASE_URL", url)
+    except BadSetting:
+        return False
+    return True
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,8 @@ __all__ = [
     "classify_with_fallback_model",
     "explain_with_claude",
 ]
+
+FellBack = Callable[[BaseException], None]  # told why Claude's answer was not used
 
 log = structlog.get_logger("errors")
 
@@ -80,11 +83,14 @@ async def explain_with_claude(
     operation: str,
     user_context: str = "",
     retry_count: int = 0,
+    *,
+    on_fallback: FellBack | None = None,
 ) -> ErrorAction:
-    """Claude's decision when it is valid and consistent; otherwise the rules' decision."""
+    """Claude's decision when it is valid and consistent; otherwise the rules' decision
+    (and `on_fallback` is told why)."""
     rules = classify(error, operation, user_context, retry_count).result
     answer = await _checked_answer(
-        client, model, error, operation, user_context, retry_count, rules
+        client, model, error, operation, user_context, retry_count, rules, on_fallback
     )
     return rules if answer is None else answer
 
@@ -98,18 +104,22 @@ async def classify_with_fallback_model(
     retry_count: int = 0,
     *,
     wait_s: float = MODEL_WAIT_S,
+    on_fallback: FellBack | None = None,
 ) -> Assisted:
     """The rules' decision; only when they cannot place the error (`unknown`), and a client
-    is given, Claude's — checked as `explain_with_claude` checks it, within `wait_s`."""
+    is given, Claude's — checked as `explain_with_claude` checks it, within `wait_s`
+    (`on_fallback` is told why, when Claude was asked and its answer not used)."""
     rules = classify(error, operation, user_context, retry_count).result
     if client is None or rules.error_type != "unknown":
         return Assisted(rules, asked=False, kept=False)
     text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-    asking = _checked_answer(client, model, text, operation, user_context, retry_count, rules)
+    asking = _checked_answer(
+        client, model, text, operation, user_context, retry_count, rules, on_fallback
+    )
     try:
         answer = await asyncio.wait_for(asking, wait_s)
     except TimeoutError as exc:  # the bounded wait is over: the rules answer
-        _fell_back(exc)
+        _fell_back(exc, on_fallback)
         answer = None
     return Assisted(rules if answer is None else answer, asked=True, kept=answer is not None)
 
@@ -122,19 +132,22 @@ async def _checked_answer(
     user_context: str,
     retry_count: int,
     rules: ErrorAction,
+    on_fallback: FellBack | None = None,
 ) -> ErrorAction | None:
     """Claude's answer if it passes every check, else None (and the reason is logged)."""
     try:
         answer = await _ask(client, model, error, operation, user_context, retry_count)
         return _checked(answer, rules, error)
     except Exception as exc:  # any API or validation failure falls back to the rules
-        _fell_back(exc)
+        _fell_back(exc, on_fallback)
         return None
 
 
-def _fell_back(exc: BaseException) -> None:
+def _fell_back(exc: BaseException, on_fallback: FellBack | None = None) -> None:
     reason = classify(exc, "asking Claude to explain an error").result
     log.warning("errors.llm_fallback", **reason.log_fields())
+    if on_fallback is not None:
+        on_fallback(exc)
 
 
 async def _ask(

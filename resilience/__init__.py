@@ -13,11 +13,19 @@ from resilience._deadline import Deadline
 from resilience._decide import Decision, Reason, decide
 from resilience._engine import Engine
 from resilience._policy import Policy, full_jitter
-from resilience._report import Kind, Outcome, retry_phrase
+from resilience._report import CANCELLED, Kind, Outcome, retry_phrase
 from resilience._source import AttemptInfo, RetryOn, Source
-from resilience._timeline import Attempt, Observer, Progress, ProgressKind
+from resilience._timeline import (
+    Attempt,
+    Observer,
+    Progress,
+    ProgressKind,
+    record,
+    recording_attempts,
+)
 
 __all__ = [
+    "CANCELLED",
     "Attempt",
     "AttemptInfo",
     "CircuitBreaker",
@@ -36,5 +44,7 @@ __all__ = [
     "Source",
     "decide",
     "full_jitter",
+    "record",
+    "recording_attempts",
     "retry_phrase",
 ]

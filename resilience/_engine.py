@@ -123,6 +123,9 @@ class _Run:
             with self.call.trace.attempt(source.name, info.number):  # a span, if tracing
                 try:
                     value = await self._attempt(source, info, breaker)
+                except asyncio.CancelledError:
+                    self.call.cancelled(source.name, info.number, self.policy.clock() - started)
+                    raise
                 except Exception as error:
                     elapsed = self.policy.clock() - started
                     decision, failure = self._failed(source, info, error, elapsed), error

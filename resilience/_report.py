@@ -16,10 +16,12 @@ import structlog
 
 from errors import Action, InvalidInput, NotFound, OwnFault, Verdict, classify, duration
 from resilience._decide import Decision
-from resilience._timeline import Attempt, Observer, Progress, ProgressKind
+from resilience._timeline import Attempt, Observer, Progress, ProgressKind, record
 from resilience._trace import CallTrace
 
-__all__ = ["Call", "Kind", "Outcome", "retry_phrase"]
+__all__ = ["CANCELLED", "Call", "Kind", "Outcome", "retry_phrase"]
+
+CANCELLED = "cancelled"  # the outcome of an attempt cut short by the caller's cancellation
 
 T = TypeVar("T")
 Kind = Literal["tool", "model"]
@@ -68,6 +70,11 @@ class Call:
     def succeeded(self, source: str, number: int, duration_s: float) -> None:
         """Record an attempt that answered."""
         self._add(source, number, duration_s, "ok")
+
+    def cancelled(self, source: str, number: int, duration_s: float) -> None:
+        """Record an attempt cut short because the call itself was cancelled (for whoever is
+        recording attempts: a cancelled call has no outcome)."""
+        self._add(source, number, duration_s, CANCELLED)
 
     def failed(
         self,
@@ -166,6 +173,7 @@ class Call:
             self.caller, source, number, duration_s, outcome, action, wait_s, self.subject
         )
         self.attempts.append(attempt)
+        record(attempt)
 
     def _report_retry(self, source: str, verdict: Verdict, decision: Decision) -> None:
         if decision.reason == "retry_after":

@@ -7,10 +7,13 @@ A caller is whatever asked the engine for something: a tool ("get_weather") or t
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-__all__ = ["Attempt", "Observer", "Progress", "ProgressKind"]
+__all__ = ["Attempt", "Observer", "Progress", "ProgressKind", "record", "recording_attempts"]
 
 # "attempting": an attempt at `source` has just gone out (a display may count the seconds);
 # the others say what follows a failure.
@@ -46,3 +49,27 @@ class Observer(Protocol):
     """Receives progress events; must not block."""
 
     def __call__(self, event: Progress, /) -> None: ...
+
+
+# The lists `recording_attempts` fills, innermost last; a task started inside inherits them.
+_RECORDERS: ContextVar[tuple[list[Attempt], ...]] = ContextVar("attempt_recorders", default=())
+
+
+@contextlib.contextmanager
+def recording_attempts() -> Iterator[list[Attempt]]:
+    """A list that receives every attempt made inside the block (in this task and the tasks
+    it starts) as soon as it is made, so that a caller cancelled part-way (Ctrl-C in the
+    REPL) still knows what was tried. An attempt cut short by the cancellation is there too,
+    with the outcome "cancelled"."""
+    attempts: list[Attempt] = []
+    token = _RECORDERS.set((*_RECORDERS.get(), attempts))
+    try:
+        yield attempts
+    finally:
+        _RECORDERS.reset(token)
+
+
+def record(attempt: Attempt) -> None:
+    """Hand `attempt` to every `recording_attempts` block it was made in."""
+    for attempts in _RECORDERS.get():
+        attempts.append(attempt)

@@ -51,6 +51,10 @@ from offline import (
 from resilience import Policy
 from tools import make_client
 
+SIMULATED = (
+    "The demo's sleeps are simulated: each wait a retry asks for is recorded, not slept, "
+    'so "took" does not include it.'
+)
 _QUIET_EVENTS = {"agent.turn_started", "agent.turn_finished", "agent.tool_result"}
 
 
@@ -197,11 +201,14 @@ def show(console: Console, number: int, outcome: Outcome) -> None:
         if block.get("is_error"):
             line.append("is_error ", style="red")
         console.print(line.append(for_terminal(str(block["content"]))))
-    console.print("[bold]What the developer log recorded:[/]")
-    for event in outcome.events:
-        if event["event"] not in _QUIET_EVENTS:
-            logged = for_terminal(f"  {_log_line(event)}")
-            console.print(logged, markup=False, highlight=False, style="dim")
+    logged = [e for e in outcome.events if e["event"] not in _QUIET_EVENTS]
+    if not logged:
+        console.print("[bold]What the developer log recorded:[/] nothing (no failures)")
+    else:
+        console.print("[bold]What the developer log recorded:[/]")
+    for event in logged:
+        line = for_terminal(f"  {_log_line(event)}")
+        console.print(line, markup=False, highlight=False, style="dim")
     style = "green" if outcome.answer.answered else "red"
     # Model text is shown as plain Text (an answer holding "[/x]" would break markup), and
     # sanitised: no escape sequence from a model reaches the terminal.
@@ -217,14 +224,14 @@ def _log_line(event: EventDict) -> str:
 
 def summary(outcomes: Sequence[Outcome]) -> Table:
     """One row per scenario."""
-    table = Table(title="Summary", title_justify="left")
+    table = Table(title="Summary", title_justify="left", caption=SIMULATED, caption_justify="left")
     for column in (
         "scenario",
         "answered",
         "model calls",
         "attempts",
         "failures logged",
-        "waits requested",
+        "waits (simulated)",
         "took",
     ):
         table.add_column(column, justify="left" if column == "scenario" else "right")
@@ -236,7 +243,7 @@ def summary(outcomes: Sequence[Outcome]) -> Table:
             str(o.answer.model_calls),
             str(len(o.answer.attempts)),
             str(failures),
-            ", ".join(f"{w:.1f} s" for w in o.waits) or "—",
+            ", ".join(f"{w:.1f} s" for w in o.waits if w > 0) or "—",
             f"{o.seconds * 1000:.0f} ms",
         )
     return table
@@ -246,7 +253,14 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--offline", action="store_true", help="never use Claude")
     names = [s.name for s in SCENARIOS]
-    parser.add_argument("--scenario", action="append", choices=names, help="run only these")
+    parser.add_argument(
+        "--scenario",
+        action="extend",
+        nargs="+",
+        choices=names,
+        metavar="NAME",
+        help=f"run only these (one or more; repeatable): {', '.join(names)}",
+    )
     parser.add_argument(
         "--otel", nargs="?", const="otlp", choices=otel.MODES, help="OpenTelemetry spans"
     )

@@ -366,3 +366,76 @@ def test_llm_auto_keeps_the_rules_when_claude_fails(httpx2_mock: Any, tmp_path: 
     )
     assert (code, json.loads(out)["error_type"]) == (EXIT_OK, "unknown")
     assert "1 of 1 lines (100%) went to Claude; its answer was kept for 0." in err
+
+
+# --- a terminal gets a hint; every fallback from --llm is said once --------------------------
+
+
+class _Terminal(io.StringIO):
+    """Input typed at a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_a_one_line_hint_says_what_to_type_and_how_to_end() -> None:
+    """stdin a terminal: one line on stderr (JSON, Ctrl-D) before anything is read."""
+    code, out, err = command(["explain-error"], _Terminal(json.dumps(BILLING) + "\n"))
+    assert code == EXIT_OK
+    assert json.loads(out)["error_type"] == "rate_limit"
+    assert err.count("\n") == 1
+    assert "Ctrl-D" in err
+    assert "JSON" in err
+
+
+def test_piped_input_gets_no_hint() -> None:
+    """stdin a pipe or file: nothing on stderr."""
+    assert command(["explain-error"], json.dumps(BILLING))[2] == ""
+
+
+def test_a_refused_key_is_said_once_without_verbose(httpx2_mock: Any, tmp_path: Path) -> None:
+    """401 on every line: the rules answer each, and stderr says why once, not per line."""
+    body = {"type": "error", "error": {"type": "authentication_error", "message": "bad key"}}
+    httpx2_mock.post(f"{BASE}/v1/messages").respond(401, json=body)
+    lines = "\n".join(json.dumps(BILLING) for _ in range(3)) + "\n"
+    code, out, err = command(["explain-error", "--llm"], lines, online(tmp_path))
+    assert (code, len(out.splitlines())) == (EXIT_OK, 3)
+    assert err.count("\n") == 1
+    assert "ANTHROPIC_API_KEY" in err
+    assert "rules answered instead" in err
+    assert KEY not in err
+
+
+def test_an_unreachable_endpoint_is_said_once(tmp_path: Path) -> None:
+    """ANTHROPIC_BASE_URL at a closed port: one line naming the variable to check."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = online(tmp_path, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}")
+    lines = f"{json.dumps(BILLING)}\n{json.dumps(BILLING)}\n"
+    code, out, err = command(["explain-error", "--llm"], lines, env)
+    assert (code, len(out.splitlines())) == (EXIT_OK, 2)
+    assert err.count("\n") == 1
+    assert "could not be reached" in err
+    assert "ANTHROPIC_BASE_URL" in err
+
+
+def test_an_invalid_answer_is_said_once(httpx2_mock: Any, tmp_path: Path) -> None:
+    """Claude answers with something that is not the schema: said once; the rules answer."""
+    httpx2_mock.post(f"{BASE}/v1/messages").respond(200, json=claude_message("not JSON at all"))
+    lines = f"{json.dumps(BILLING)}\n{json.dumps(BILLING)}\n"
+    code, out, err = command(["explain-error", "--llm"], lines, online(tmp_path))
+    rules = error_to_action(BILLING["error"], BILLING["operation"], BILLING["user_context"])
+    assert (code, out.splitlines()[0]) == (EXIT_OK, rules.to_json())
+    assert err.count("\n") == 1
+    assert "did not pass the checks" in err
+
+
+def test_llm_auto_says_its_fallback_too(httpx2_mock: Any, tmp_path: Path) -> None:
+    """--llm auto: Claude down for the line it was asked about: said once, then the share."""
+    httpx2_mock.post(f"{BASE}/v1/messages").respond(500, json=CLAUDE_DOWN)
+    _, _, err = command(["explain-error", "--llm", "auto"], json.dumps(UNPLACED), online(tmp_path))
+    assert err.count("rules answered instead") == 1
+    assert "went to Claude" in err

@@ -207,8 +207,9 @@ def test_python_dash_m_agent_runs_the_cli() -> None:
 
 
 def test_a_malformed_endpoint_is_a_usage_error() -> None:
-    """WTTR_URL that is not an http(s) URL: exit 2 with one line naming it, no traceback."""
-    code, out, err = run(["ask", "hi"], {"WTTR_URL": "ftp://wttr.test/?key=S3cret"})
+    """With a key, WTTR_URL that is not an http(s) URL: exit 2 with one line naming it."""
+    env = {"ANTHROPIC_API_KEY": SECRET, "WTTR_URL": "ftp://wttr.test/?key=S3cret"}
+    code, out, err = run(["ask", "hi"], env)
     assert (code, out) == (EXIT_USAGE, "")
     assert err == "agent: WTTR_URL must be an http(s) URL.\n"
 
@@ -238,7 +239,7 @@ def test_an_unknown_model_says_to_check_the_model_option(httpx2_mock: Any, tmp_p
 @pytest.mark.parametrize("url", ["ftp://claude.test", "claude.test", "http://", "http://x:port"])
 def test_a_malformed_anthropic_base_url_exits_2_naming_the_variable(url: str) -> None:
     """ANTHROPIC_BASE_URL that is not an http(s) URL: exit 2, one line naming it, not echoed."""
-    code, out, err = run(["ask", "hi"], {"ANTHROPIC_BASE_URL": url})
+    code, out, err = run(["ask", "hi"], {"ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": url})
     assert (code, out) == (EXIT_USAGE, "")
     assert err.count("\n") == 1
     assert "ANTHROPIC_BASE_URL" in err
@@ -260,3 +261,65 @@ def test_ask_prints_no_escape_sequence_from_the_model(httpx2_mock: Any, tmp_path
     httpx2_mock.post(URL).mock(return_value=httpx.Response(200, json=reply))
     code, out, _ = run(["ask", "2+2?"], online(tmp_path))
     assert (code, out) == (EXIT_OK, "Four.\n")
+
+
+def test_a_refused_model_endpoint_names_anthropic_base_url(tmp_path: Path) -> None:
+    """`agent ask` with ANTHROPIC_BASE_URL at a closed port: exit 1, one sentence saying to
+    check that variable."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**online(tmp_path), "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}"}
+    code, out, err = run(["ask", "what is 2 + 2?"], env)
+    assert (code, out) == (EXIT_NO_ANSWER, "")
+    assert err.count("\n") == 1
+    assert "ANTHROPIC_BASE_URL" in err
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"OPEN_METEO_GEOCODING_URL": "not a url"},
+        {"OPEN_METEO_FORECAST_URL": "ftp://forecast.test"},
+        {"WTTR_URL": "wttr.test"},
+        {"ANTHROPIC_BASE_URL": "claude.test"},
+        {"ANTHROPIC_API_KEY": SECRET, "AGENT_OFFLINE": "1", "WTTR_URL": "ftp://wttr.test"},
+    ],
+    ids=["geocoding", "forecast", "wttr", "base-url", "forced-offline"],
+)
+def test_offline_ignores_url_variables_it_does_not_use(env: dict[str, str]) -> None:
+    """Offline nothing real is called: a malformed URL variable is no reason to refuse."""
+    code, out, err = run(["ask", "what is 2 + 2?"], env)
+    assert (code, out) == (EXIT_OK, "2 + 2 = 4.\n")
+    assert "URL" not in err
+
+
+def test_model_help_shows_the_real_default_model() -> None:
+    """`--model` says which model is used when neither it nor AGENT_MODEL is given."""
+    from agent.settings import DEFAULT_MODEL
+
+    for argv in (["--help"], ["ask", "--help"], ["chat", "--help"]):
+        code, out, _ = run(argv)
+        assert code == EXIT_OK
+        assert DEFAULT_MODEL in " ".join(out.split())  # however the help wraps
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["ask", "--bogus", "x"], "usage: agent ask"),
+        (["chat", "--bogus"], "usage: agent chat"),
+        (["explain-error", "--bogus"], "usage: agent explain-error"),
+        (["--bogus"], "usage: agent ["),
+    ],
+)
+def test_an_unknown_option_is_reported_with_its_subcommands_usage(
+    argv: list[str], usage: str
+) -> None:
+    """The usage printed is the subcommand's own, and the error names the option."""
+    code, out, err = run(argv)
+    assert (code, out) == (EXIT_USAGE, "")
+    assert err.startswith(usage)
+    assert "unrecognized arguments: --bogus" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import sys
 from pathlib import Path
@@ -152,3 +153,40 @@ async def test_the_fallback_model_answers_when_the_primary_stays_overloaded(
     ]
     assert outcome.answer.model == "offline-fallback"
     assert "8.8°C" in outcome.answer.text
+
+
+def test_several_scenarios_after_one_scenario_option(demo: ModuleType) -> None:
+    """`--scenario happy rate_limit`, as the docstring shows; repeating the option works too."""
+    assert demo.parse(["--scenario", "happy", "rate_limit"]).scenario == ["happy", "rate_limit"]
+    repeated = demo.parse(["--scenario", "happy", "--scenario", "several"]).scenario
+    assert repeated == ["happy", "several"]
+
+
+def _shown(demo: ModuleType, name: str) -> str:
+    import asyncio
+
+    [scenario] = [s for s in demo.SCENARIOS if s.name == name]
+    outcome = asyncio.run(demo.run_scenario(scenario, Settings()))
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    demo.show(console, 1, outcome)
+    console.print(demo.summary([outcome]))
+    output = console.file.getvalue()
+    assert isinstance(output, str)
+    return output
+
+
+def test_no_empty_developer_log_heading(demo: ModuleType) -> None:
+    """A scenario with nothing logged says "nothing" rather than a heading with nothing under."""
+    shown = _shown(demo, "happy")
+    assert "What the developer log recorded: nothing" in shown
+    lines = shown.splitlines()
+    heading = next(i for i, line in enumerate(lines) if "developer log" in line)
+    assert lines[heading + 1].startswith("Answer:")
+
+
+def test_the_summary_says_the_waits_are_simulated(demo: ModuleType) -> None:
+    """ "2.0 s" of waits beside a few ms taken: the summary says the sleeps are simulated."""
+    shown = _shown(demo, "rate_limit")
+    assert "2.0 s" in shown
+    assert "simulated" in shown
+    assert "recorded, not slept" in " ".join(shown.split())

@@ -246,3 +246,64 @@ async def test_a_long_retry_after_ends_the_call_with_the_wait(
         await call(ScriptedModel(limited, text("ok")), fake_sleep)
     assert sleeps == []
     assert "10 minutes" in caught.value.sentence
+
+
+# --- a model that can't be reached: the sentence says what to check -------------------------
+
+
+def _closed_port() -> int:
+    """A loopback port with nothing listening (connections to it are refused)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+async def test_a_refused_model_endpoint_says_to_check_anthropic_base_url(fake_sleep: Any) -> None:
+    """Connection refused at ANTHROPIC_BASE_URL: check that address, not "try again later"."""
+    from agent.models.claude import ClaudeModel
+
+    base_url = f"http://127.0.0.1:{_closed_port()}"
+    model = ClaudeModel(api_key="k", base_url=base_url)
+    caller = ModelCaller(model, model_policy_on(fake_sleep), base_url=base_url)
+    try:
+        with pytest.raises(ModelUnavailable) as caught:
+            await caller.create(REQUEST, [])
+    finally:
+        await caller.aclose()
+    sentence = caught.value.sentence
+    assert "ANTHROPIC_BASE_URL" in sentence
+    assert "could not be reached" in sentence
+    assert base_url not in sentence  # the address itself may hold credentials
+    assert sentence.count(".") == 1  # one sentence
+
+
+async def test_a_model_host_not_found_without_base_url_says_to_check_the_network(
+    fake_sleep: Any,
+) -> None:
+    """A DNS failure with the default endpoint: check the network connection."""
+    from agent.models.claude import ClaudeModel
+
+    def no_such_host(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("[Errno -2] Name or service not known", request=request)
+
+    model = ClaudeModel(api_key="k", transport=httpx2.MockTransport(no_such_host))
+    caller = ModelCaller(model, model_policy_on(fake_sleep))
+    try:
+        with pytest.raises(ModelUnavailable) as caught:
+            await caller.create(REQUEST, [])
+    finally:
+        await caller.aclose()
+    assert "network" in caught.value.sentence
+    assert "ANTHROPIC_BASE_URL" not in caught.value.sentence
+
+
+async def test_an_overloaded_model_keeps_the_verdicts_sentence(fake_sleep: Any) -> None:
+    """Only a connection that never opened gets the "could not be reached" sentence."""
+    model = ScriptedModel(*(api_error(529, "overloaded_error") for _ in range(3)))
+    caller = ModelCaller(model, model_policy_on(fake_sleep), base_url="http://claude.test")
+    with pytest.raises(ModelUnavailable) as caught:
+        await caller.create(REQUEST, [])
+    assert "could not be reached" not in caught.value.sentence

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import signal
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
 
+from agent.answer import Answer
 from agent.app import Agent, open_agent
-from agent.console import Screen
+from agent.console import Screen, trace_table
 from agent.model_call import ModelCaller
 from agent.models.claude import ClaudeModel
-from agent.repl import PROMPT, Repl, run_repl
+from agent.repl import CANCELLED_EARLY, PROMPT, Repl, run_repl
 from agent.settings import Settings
 from offline import Fault, SimulatedServices
-from resilience import Policy, Progress
+from resilience import Attempt, Policy, Progress
 from tests.agent.fake_claude import FakeClaude, stream, stream_error
 from tests.agent.helpers import ScriptedModel, calls, model_policy_on, registry, text
 from tools import Tool, ToolResult, make_client
@@ -46,10 +49,12 @@ def chat(
     services: SimulatedServices | None = None,
     terminal: bool = False,
     color: bool = False,
+    width: int | None = None,
 ) -> str:
-    """Run a whole session; returns everything written."""
+    """Run a whole session; returns everything written (`width`: a terminal that wide)."""
     written: list[str] = []
-    screen = Screen(written.append, terminal=terminal, color=color)
+    columns = None if width is None else (lambda: width)
+    screen = Screen(written.append, terminal=terminal, color=color, width=columns)
 
     async def no_sleep(_: float) -> None:
         return None
@@ -276,9 +281,9 @@ async def test_a_model_attempt_counts_the_seconds_on_a_terminal() -> None:
     assert "".join(written).endswith("\r\x1b[2KHello")
 
 
-async def test_any_other_event_ends_the_count() -> None:
-    """A tool's attempt after the model's reply clears the count and shows nothing itself;
-    a retry's status replaces it."""
+async def test_a_tool_attempt_replaces_the_model_count_with_its_own() -> None:
+    """A tool's attempt after the model's reply: the model's count is cleared and the tool's
+    own count starts at 0 s; the model's count never comes back."""
     written: list[str] = []
     ticks = _Ticks()
     screen = Screen(written.append, terminal=True, clock=ticks.clock, sleep=ticks.sleep)
@@ -288,9 +293,45 @@ async def test_any_other_event_ends_the_count() -> None:
     shown = len(written)
     for _ in range(3):
         await asyncio.sleep(0)
+    later = "".join(written[shown:])
+    assert "waiting for open-meteo (0 s)" in "".join(written)
+    assert "waiting for open-meteo (2 s)" in later
+    assert "claude-sonnet-4-6" not in later
+
+
+async def test_a_retry_line_counts_and_gives_way_to_the_next_attempt() -> None:
+    """ "retrying in 1 second" counts its own seconds, and is gone (replaced, not left up)
+    as soon as the next attempt goes out; the count then is the attempt's."""
+    written: list[str] = []
+    ticks = _Ticks()
+    screen = Screen(written.append, terminal=True, clock=ticks.clock, sleep=ticks.sleep)
+    retry = "claude-sonnet-4-6 failed — retrying in 1 second"
+    screen.status(Progress("retrying", "model", "claude-sonnet-4-6", retry, 1.0))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert f"{retry} (1 s)" in "".join(written)
+    screen.status(_attempt())
+    shown = len(written)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert "retrying" not in "".join(written[shown - 2 :])
+    assert written[shown - 2] == "\r\x1b[2K"  # the retry line erased before the attempt's
+    assert "waiting for claude-sonnet-4-6 (2 s)" in "".join(written[shown:])
+
+
+async def test_the_count_stops_and_clears_when_the_turn_ends() -> None:
+    """clear_status (the end of a turn) erases the count and stops the ticker."""
+    written: list[str] = []
+    ticks = _Ticks()
+    screen = Screen(written.append, terminal=True, clock=ticks.clock, sleep=ticks.sleep)
+    screen.status(_attempt("wttr.in", caller="get_weather"))
+    await asyncio.sleep(0)
+    screen.clear_status()
+    shown = len(written)
+    for _ in range(3):
+        await asyncio.sleep(0)
     assert len(written) == shown
     assert written[-1] == "\r\x1b[2K"
-    assert "open-meteo" not in "".join(written)
 
 
 def test_off_a_terminal_an_attempt_shows_nothing() -> None:
@@ -322,3 +363,209 @@ def test_trace_shows_a_hostile_tool_name_as_text() -> None:
     assert "get_[bold red]x[/]" in out
     assert "pwned" not in out
     assert "\x1b" not in out
+
+
+# --- laid out for a person: wrapping, the reply set apart, /trace readable -------------------
+
+
+def test_replies_wrap_between_words_to_the_terminal_width() -> None:
+    """Streamed in pieces that split words, a reply is wrapped only between words, every
+    line indented and within the width."""
+    written: list[str] = []
+    screen = Screen(written.append, width=lambda: 30)
+    reply = "In Paris it's 18 °C and partly cloudy; in Lima it's 21 °C under an overcast sky."
+    for start in range(0, len(reply), 7):
+        screen.text(reply[start : start + 7])
+    screen.end_line()
+    lines = "".join(written).splitlines()
+    assert len(lines) > 2
+    assert all(len(line) <= 30 and line.startswith("  ") for line in lines)
+    assert " ".join(line.strip() for line in lines) == reply  # no word broken
+
+
+def test_the_width_is_read_again_for_each_line() -> None:
+    """A resized terminal: later lines follow the new width."""
+    written: list[str] = []
+    widths = [40]
+    screen = Screen(written.append, width=lambda: widths[0])
+    screen.text("alpha beta gamma delta epsilon zeta eta theta iota kappa ")
+    widths[0] = 20
+    screen.text("lambda mu nu xi omicron pi rho sigma tau upsilon")
+    screen.end_line()
+    last = "".join(written).splitlines()[-1]
+    assert len(last) <= 20
+
+
+def test_a_reply_is_set_apart_from_the_prompt_line() -> None:
+    """On a terminal: a blank line, the reply indented, a blank line before the next prompt."""
+    out = chat(["what is 2 + 2?", "/help"], width=80)
+    assert "Claude.\n\n  Let me work that out.\n  2 + 2 = 4.\n\nAsk about" in out
+
+
+def test_an_error_sentence_wraps_between_words_too() -> None:
+    """The model down: its sentence, too, is wrapped to the width and indented."""
+    from offline import api_error
+
+    model = ScriptedModel(*(api_error(529, "overloaded_error") for _ in range(3)))
+    out = chat(["hi"], agent=_two_turn_agent(model), width=40)
+    after_banner = out.split("Claude.\n", 1)[1]
+    lines = [line for line in after_banner.splitlines() if line.strip()]
+    assert len(lines) > 1
+    assert all(len(line) <= 40 and line.startswith("  ") for line in lines)
+
+
+def _rendered(attempts: list[Attempt], title: str = "Last turn") -> str:
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    console.print(trace_table(attempts, title))
+    output = console.file.getvalue()
+    assert isinstance(output, str)
+    return output
+
+
+def test_trace_durations_read_as_seconds_or_milliseconds() -> None:
+    """ "5.0 s" and "12 ms", never "5015 ms"."""
+    out = _rendered(
+        [
+            Attempt("model", "claude-sonnet-4-6", 1, 5.015, "timeout", "retry", 1.0),
+            Attempt("get_weather", "open-meteo", 1, 0.012, "ok", subject="Paris"),
+        ]
+    )
+    assert "5.0 s" in out
+    assert "12 ms" in out
+    assert "5015" not in out
+
+
+def test_trace_names_the_city_of_each_row() -> None:
+    """Two cities at once: each tool row says which city it was for."""
+    out = chat(["weather in Paris and Lima?", "/trace"])
+    table = out[out.index("Last turn") :]
+    rows = [line for line in table.splitlines() if "get_weather" in line]
+    assert any("Paris" in row for row in rows)
+    assert any("Lima" in row for row in rows)
+    assert "for" in table.splitlines()[1].split()  # the column's heading
+
+
+def test_a_retry_without_a_wait_is_not_shown_as_a_wait() -> None:
+    """A 0.0 s wait (an immediate retry) reads "at once", not "0.0 s"."""
+    out = _rendered([Attempt("model", "claude-sonnet-4-6", 1, 0.2, "network", "retry", 0.0)])
+    assert "0.0 s" not in out
+    assert "at once" in out
+
+
+# --- TERM=dumb and pipes: no control codes ------------------------------------------------
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _session_on(stdout: io.StringIO, env: dict[str, str], lines: list[str]) -> str:
+    from agent.chat import make_screen
+
+    screen = make_screen(stdout, env)
+    services = SimulatedServices()
+    services.fail("open-meteo-geocoding", Fault.status(503, retry_after=1))
+
+    async def no_sleep(_: float) -> None:
+        await asyncio.sleep(0)
+
+    async def open_repl() -> Repl:
+        built = await open_agent(
+            Settings(),
+            http=make_client(transport=services.transport),
+            observer=screen.status,
+            policy=Policy(sleep=no_sleep),
+        )
+        return Repl(built, screen)
+
+    assert run_repl(open_repl, reader(lines), banner=Settings().banner) == 0
+    return stdout.getvalue()
+
+
+def test_term_dumb_gets_plain_text_without_any_control_code() -> None:
+    """TERM=dumb on a terminal: no escape sequence, no carriage return; statuses as plain
+    lines; the reply still laid out to COLUMNS."""
+    out = _session_on(_Tty(), {"TERM": "dumb", "COLUMNS": "40"}, ["weather in Paris?", "/trace"])
+    assert "\x1b" not in out
+    assert "\r" not in out
+    assert "… " in out  # the retry, as a line of its own
+    reply = [line for line in out.splitlines() if line.startswith("  ") and "°" in line]
+    assert reply
+    assert all(len(line) <= 40 for line in reply)
+
+
+def test_off_a_terminal_there_is_no_control_code() -> None:
+    """stdout a pipe (even with a capable TERM): no escape sequence, no carriage return."""
+    out = _session_on(io.StringIO(), {"TERM": "xterm-256color"}, ["weather in Paris?", "/trace"])
+    assert "\x1b" not in out
+    assert "\r" not in out
+
+
+def test_a_capable_terminal_rewrites_the_status_line() -> None:
+    """The contrast: a capable terminal does get the status line rewritten in place."""
+    out = _session_on(_Tty(), {"TERM": "xterm", "COLUMNS": "80"}, ["weather in Paris?"])
+    assert "\r\x1b[2K" in out
+
+
+# --- /trace after Ctrl-C ------------------------------------------------------------------
+
+
+class _Interrupt(Exception):
+    """Queued for `_InterruptingModel`: at this attempt, Ctrl-C."""
+
+
+class _InterruptingModel(ScriptedModel):
+    """The queued fake, which sends SIGINT (and waits) where an `_Interrupt` is queued."""
+
+    async def create(self, request: Any) -> Any:
+        if self.replies and isinstance(self.replies[0], _Interrupt):
+            self.replies.popleft()
+            os.kill(os.getpid(), signal.SIGINT)
+            await asyncio.Event().wait()
+        return await super().create(request)
+
+
+def test_trace_after_ctrl_c_shows_the_cancelled_turn_so_far() -> None:
+    """Ctrl-C during the second attempt of a turn: /trace shows that turn (the overloaded
+    attempt, and the one cut short), not the turn before it."""
+    from offline import api_error
+
+    model = _InterruptingModel(
+        text("first answer"), api_error(529, "overloaded_error"), _Interrupt(), text("after")
+    )
+    out = chat(["first", "go", "/trace"], agent=_two_turn_agent(model))
+    trace = out[out.index("(cancelled)\n") + len("(cancelled)\n") :]
+    assert "Last turn (cancelled" in trace
+    rows = [line for line in trace.splitlines() if line.strip().startswith("model")]
+    assert len(rows) == 2
+    assert "overloaded" in rows[0]
+    assert "cancelled" in rows[1]
+
+
+class _CancelledAgent:
+    """An agent whose first question is answered (one attempt) and whose second is cut by
+    Ctrl-C before any attempt goes out."""
+
+    def __init__(self) -> None:
+        self.registry = registry()
+        self.asked = 0
+
+    async def ask(self, question: str, *_: Any, **__: Any) -> Answer:
+        self.asked += 1
+        if self.asked == 1:
+            return Answer("one", attempts=(Attempt("model", "earlier-model", 1, 0.1, "ok"),))
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.Event().wait()
+        raise AssertionError("not reached")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_trace_after_ctrl_c_before_any_attempt_says_so_plainly() -> None:
+    """Cancelled before anything went out: /trace says so, and not the previous turn."""
+    out = chat(["first", "second", "/trace"], agent=lambda screen: _CancelledAgent())  # type: ignore[arg-type,return-value]
+    trace = out[out.index("(cancelled)") :]
+    assert CANCELLED_EARLY in trace
+    assert "earlier-model" not in trace

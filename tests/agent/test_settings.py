@@ -7,6 +7,7 @@ import pytest
 from agent.settings import DEFAULT_MODEL, Settings
 from errors import BadSetting
 from tests.agent.helpers import SECRET
+from tools import Endpoints
 
 
 def test_no_key_means_offline_with_a_banner_saying_how_to_use_claude() -> None:
@@ -110,9 +111,32 @@ def test_settings_are_frozen() -> None:
     "url", ["ftp://claude.test", "claude.test", "http://", "http://[::1", "https://x:99999"]
 )
 def test_a_base_url_that_is_not_http_is_refused(url: str) -> None:
-    """Not http(s), no host, or unparseable: a ValueError naming ANTHROPIC_BASE_URL."""
+    """With a key: not http(s), no host, or unparseable is a ValueError naming
+    ANTHROPIC_BASE_URL."""
     with pytest.raises(ValueError, match="ANTHROPIC_BASE_URL"):
-        Settings.from_env({"ANTHROPIC_BASE_URL": url})
+        Settings.from_env({"ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": url})
+
+
+@pytest.mark.parametrize("url", ["ftp://claude.test", "claude.test", "http://x:port"])
+def test_offline_a_base_url_that_is_not_http_is_set_aside(url: str) -> None:
+    """Offline Claude is never called: the malformed ANTHROPIC_BASE_URL is dropped, not fatal."""
+    assert Settings.from_env({"ANTHROPIC_BASE_URL": url}).base_url is None
+    forced = {"ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": url}
+    assert Settings.from_env(forced, offline=True).base_url is None
+
+
+def test_offline_a_malformed_weather_url_keeps_the_default() -> None:
+    """Offline: a weather URL that is not http(s) keeps the default; a good one is kept."""
+    env = {"WTTR_URL": "ftp://wttr.test", "OPEN_METEO_FORECAST_URL": "http://forecast.test/f"}
+    endpoints = Settings.from_env(env).endpoints
+    assert endpoints.wttr_url == Endpoints().wttr_url
+    assert endpoints.forecast_url == "http://forecast.test/f"
+
+
+def test_online_a_malformed_weather_url_is_refused() -> None:
+    """With a key the weather URLs are called: a malformed one is refused, named."""
+    with pytest.raises(BadSetting, match="WTTR_URL"):
+        Settings.from_env({"ANTHROPIC_API_KEY": SECRET, "WTTR_URL": "ftp://wttr.test"})
 
 
 @pytest.mark.parametrize("url", ["https://api.anthropic.com", "http://127.0.0.1:8080/", ""])

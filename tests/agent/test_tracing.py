@@ -299,7 +299,8 @@ async def test_a_model_fallback_and_its_open_circuit_show_on_the_model_calls(
     first, second = named(spans, "chat offline-scripted")
     *_, third = named(spans, "attempt offline-scripted")
     [opened] = events(third, "resilience.circuit_open")
-    assert opened == {"resilience.source": "offline-scripted", "resilience.cooldown_s": 60.0}
+    assert opened["resilience.source"] == "offline-scripted"
+    assert opened["resilience.cooldown_s"] == pytest.approx(60.0, abs=5.0)  # a real clock
     for call in (first, second):
         attributes = dict(call.attributes or {})
         assert attributes["gen_ai.request.model"] == "offline-scripted"

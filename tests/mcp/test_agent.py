@@ -67,9 +67,10 @@ def test_chat_lists_the_tools_and_traces_the_retries(plan: Plan) -> None:
     assert code == EXIT_OK
     assert "… flaky failed — retrying" in out
     assert "\nhi\n" in out
-    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in out.splitlines()]
-    traced = [row[:3] + row[4:6] for row in rows if row and row[0] == "echo"]
-    assert traced == [["echo", "flaky", "1", "network", "retry"], ["echo", "flaky", "2", "ok", ""]]
+    rows = [line.split() for line in out.splitlines() if line.split()[:2] == ["echo", "flaky"]]
+    assert [row[:3] for row in rows] == [["echo", "flaky", "1"], ["echo", "flaky", "2"]]
+    assert {"network", "retry"} <= set(rows[0])
+    assert "ok" in rows[1]
     assert "echo [MCP server flaky]: Answer with the same text." in out
     assert "add [MCP server flaky]: Add two whole numbers." in out
 

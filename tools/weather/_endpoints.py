@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from errors import redact
+from errors import BadSetting, redact
 from tools.http import check_http_url
 
 __all__ = ["DEFAULT_FORECAST_URL", "DEFAULT_GEOCODING_URL", "DEFAULT_WTTR_URL", "Endpoints"]
@@ -42,14 +42,34 @@ class Endpoints:
         return f"Endpoints({', '.join(repr(redact(url)) for url in urls)})"
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Endpoints:
+    def from_env(cls, env: Mapping[str, str], *, lenient: bool = False) -> Endpoints:
         """From OPEN_METEO_GEOCODING_URL, OPEN_METEO_FORECAST_URL and WTTR_URL; unset or
-        empty values keep the defaults."""
-        return cls(
-            geocoding_url=env.get("OPEN_METEO_GEOCODING_URL") or DEFAULT_GEOCODING_URL,
-            forecast_url=env.get("OPEN_METEO_FORECAST_URL") or DEFAULT_FORECAST_URL,
-            wttr_url=_no_trailing_slash(env.get("WTTR_URL") or DEFAULT_WTTR_URL),
-        )
+        empty values keep the defaults. `lenient` (offline, where no real service is called):
+        a value that is not an http(s) URL keeps the default too, rather than being refused."""
+        urls = {
+            "geocoding_url": env.get("OPEN_METEO_GEOCODING_URL") or DEFAULT_GEOCODING_URL,
+            "forecast_url": env.get("OPEN_METEO_FORECAST_URL") or DEFAULT_FORECAST_URL,
+            "wttr_url": _no_trailing_slash(env.get("WTTR_URL") or DEFAULT_WTTR_URL),
+        }
+        if lenient:
+            urls = {name: _usable(name, url) for name, url in urls.items()}
+        return cls(**urls)
+
+
+_DEFAULTS = {
+    "geocoding_url": DEFAULT_GEOCODING_URL,
+    "forecast_url": DEFAULT_FORECAST_URL,
+    "wttr_url": DEFAULT_WTTR_URL,
+}
+
+
+def _usable(attribute: str, url: str) -> str:
+    """`url` if it is an http(s) URL, else the default for `attribute`."""
+    try:
+        check_http_url(_VARIABLES[attribute], url)
+    except BadSetting:
+        return _DEFAULTS[attribute]
+    return url
 
 
 def _no_trailing_slash(url: str) -> str:
