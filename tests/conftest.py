@@ -1,11 +1,23 @@
-"""Fixtures every test folder may use: a fake clock, a policy on it, a progress recorder."""
+"""Fixtures every test folder may use: structlog back to its defaults after every test, a
+fake clock, a policy on it, a progress recorder."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+import structlog
 
 from resilience import Policy, Progress, RetryBudget
 from tests.tools.fakes import FakeClock
+
+
+@pytest.fixture(autouse=True)
+def _clean_structlog() -> Iterator[None]:
+    structlog.contextvars.clear_contextvars()
+    yield
+    structlog.reset_defaults()
+    structlog.contextvars.clear_contextvars()
 
 
 @pytest.fixture

@@ -1,24 +1,20 @@
 """Shared fixtures: structlog back to its defaults after every test, no context left bound;
-a fake sleep that records waits; simulated services and agents on a fake Claude."""
+a fake sleep that records waits; simulated services and agents on a fake Claude; the demo
+script loaded as a module."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import importlib.util
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
-import structlog
 
 from offline import SimulatedServices
 from tests.agent.helpers import Connector
-
-
-@pytest.fixture(autouse=True)
-def _clean_structlog() -> Iterator[None]:
-    structlog.contextvars.clear_contextvars()
-    yield
-    structlog.reset_defaults()
-    structlog.contextvars.clear_contextvars()
 
 
 @pytest.fixture
@@ -47,3 +43,18 @@ async def connect(services: SimulatedServices, fake_sleep: Any) -> AsyncIterator
     connector = Connector(services, fake_sleep)
     yield connector
     await connector.aclose()
+
+
+DEMO = Path(__file__).resolve().parents[2] / "scripts" / "demo.py"
+
+
+@pytest.fixture(scope="module")
+def demo() -> ModuleType:
+    """scripts/demo.py as a module (it is a script, outside any package)."""
+    spec = importlib.util.spec_from_file_location("demo", DEMO)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["demo"] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module

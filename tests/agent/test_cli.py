@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -12,27 +11,16 @@ from typing import Any
 import httpx
 import pytest
 
-from agent.cli import EXIT_NO_ANSWER, EXIT_OK, EXIT_USAGE, main
+from agent.cli import EXIT_NO_ANSWER, EXIT_OK, EXIT_USAGE
 from tests.agent.fake_claude import message_body
 from tests.agent.helpers import SECRET
+from tests.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "https://claude.test/v1/messages"
 
 
-def run(
-    argv: list[str], env: dict[str, str] | None = None, lines: list[str] = ()
-) -> tuple[int, str, str]:  # type: ignore[assignment]
-    out, err = io.StringIO(), io.StringIO()
-    pending = list(lines)
-
-    def read(prompt: str) -> str:
-        if not pending:
-            raise EOFError
-        return pending.pop(0)
-
-    code = main(argv, env=env or {}, stdout=out, stderr=err, read=read)
-    return code, out.getvalue(), err.getvalue()
+run = run_cli
 
 
 def online(tmp_path: Path) -> dict[str, str]:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -18,19 +15,6 @@ from agent.answer import Answer
 from agent.settings import Settings
 from tests.agent.fake_claude import message_body
 from tests.agent.helpers import SECRET
-
-DEMO = Path(__file__).resolve().parents[2] / "scripts" / "demo.py"
-
-
-@pytest.fixture(scope="module")
-def demo() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("demo", DEMO)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["demo"] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
 
 
 async def test_every_scenario_is_answered_offline(demo: ModuleType) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
-import io
 import os
 import subprocess
 import sys
@@ -22,22 +21,16 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from agent import otel
 from agent.app import ask
-from agent.cli import EXIT_OK, EXIT_USAGE, main
+from agent.cli import EXIT_OK, EXIT_USAGE
 from agent.settings import Settings
 from resilience import tracing
+from tests.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "What's the weather in Paris?"
 
 
-def run(argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(argv, env=env or {}, stdout=out, stderr=err, read=_end_of_input)
-    return code, out.getvalue(), err.getvalue()
-
-
-def _end_of_input(_prompt: str) -> str:
-    raise EOFError
+run = run_cli
 
 
 def test_off_unless_asked_for() -> None:

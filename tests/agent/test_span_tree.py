@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from types import ModuleType
 
-import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import set_span_in_context
 
 from agent.span_tree import TreePrinter, render
-from tests.agent.test_tracing import DEMO, _scenario_spans
-
-
-@pytest.fixture(scope="module")
-def demo() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("demo", DEMO)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["demo"] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
+from tests.agent.test_tracing import _scenario_spans
 
 
 async def test_the_text_tree_reads_like_the_docs(demo: ModuleType) -> None:

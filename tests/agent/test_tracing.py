@@ -8,9 +8,6 @@ never timings.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -28,7 +25,6 @@ from tests.agent.helpers import SECRET
 from tests.tracing_support import events, exported_text, named, outline, recording
 from tools import make_client
 
-DEMO = Path(__file__).resolve().parents[2] / "scripts" / "demo.py"
 ASK = ["  chat offline-scripted", "    attempt offline-scripted #1"]  # a model call, answered
 TURN = "invoke_agent failsafe-agent"
 
@@ -120,17 +116,6 @@ LAST_ASK: dict[str, list[str]] = {
     ],
 }
 TOOLS["model_overloaded"] = TOOLS["model_fallback"] = TOOLS["happy"]
-
-
-@pytest.fixture(scope="module")
-def demo() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("demo", DEMO)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["demo"] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
 
 
 async def _scenario_spans(demo: ModuleType, name: str) -> tuple[ReadableSpan, ...]:

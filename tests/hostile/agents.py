@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent.answer import Answer, Limits
 from agent.app import Agent
-from agent.cli import main
 from agent.model_call import MODEL_POLICY, ModelCaller
 from agent.models.claude import ClaudeModel, http_timeout
 from benchmarks.hostile_server import HostileServer
 from tests.agent.helpers import registry
+from tests.cli_run import run_cli
 from tools import Registry
 
 GUARD_S = 30  # a hang guard only: each test's own bounds end it long before this
@@ -53,18 +52,7 @@ async def ask(agent: Agent, question: str = "hi", *, stream: bool = False) -> An
         await agent.aclose()
 
 
-def cli(argv: list[str], env: dict[str, str], lines: list[str] = ()) -> tuple[int, str, str]:  # type: ignore[assignment]
-    """The `agent` command, in process, with these arguments, environment and input lines."""
-    out, err = io.StringIO(), io.StringIO()
-    pending = list(lines)
-
-    def read(_prompt: str) -> str:
-        if not pending:
-            raise EOFError
-        return pending.pop(0)
-
-    code = main(argv, env=env, stdout=out, stderr=err, read=read)
-    return code, out.getvalue(), err.getvalue()
+cli = run_cli
 
 
 def events(logs: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:

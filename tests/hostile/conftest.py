@@ -7,21 +7,10 @@ never a duration: the bounds under test are injected small (a few tenths of a se
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-import structlog
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/hostile/" in str(item.path):
             item.add_marker(pytest.mark.loopback)
-
-
-@pytest.fixture(autouse=True)
-def _clean_structlog() -> Iterator[None]:
-    structlog.contextvars.clear_contextvars()
-    yield
-    structlog.reset_defaults()
-    structlog.contextvars.clear_contextvars()

@@ -3,7 +3,6 @@ model (which calls a tool named outright: "use echo with text=hi"), and the Pyth
 
 from __future__ import annotations
 
-import io
 import shlex
 import sys
 from typing import Any
@@ -11,10 +10,11 @@ from typing import Any
 from structlog.testing import capture_logs
 
 from agent.app import open_agent
-from agent.cli import EXIT_OK, EXIT_USAGE, main
+from agent.cli import EXIT_OK, EXIT_USAGE
 from agent.settings import Settings
 from errors import plainness_problems
 from offline import QueuedModel, calls, text
+from tests.cli_run import run_cli
 from tests.mcp.conftest import SECRET, SERVER, Plan, flaky, quick
 
 
@@ -24,17 +24,7 @@ def command(plan: Plan, *flags: str, name: str = "flaky") -> str:
     return f"{name}={shlex.join(words)}"
 
 
-def run(argv: list[str], lines: tuple[str, ...] = ()) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    pending = list(lines)
-
-    def read(_prompt: str) -> str:
-        if not pending:
-            raise EOFError
-        return pending.pop(0)
-
-    code = main(argv, env={}, stdout=out, stderr=err, read=read)
-    return code, out.getvalue(), err.getvalue()
+run = run_cli
 
 
 def test_ask_answers_through_a_crash(plan: Plan) -> None:
@@ -63,7 +53,7 @@ def test_chat_lists_the_tools_and_traces_the_retries(plan: Plan) -> None:
     retry on a restarted server and the answer."""
     plan.set(echo=["crash"])
     lines = ("use echo with text=hi", "/trace", "/tools")
-    code, out, _ = run(["chat", "--mcp", command(plan)], lines)
+    code, out, _ = run(["chat", "--mcp", command(plan)], lines=lines)
     assert code == EXIT_OK
     assert "… flaky failed — retrying" in out
     assert "\nhi\n" in out
