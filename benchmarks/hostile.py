@@ -8,7 +8,7 @@ is; the soak at concurrency 100 runs in a child process too (`python -m benchmar
 --soak N`), with the shared clients and admission control a server would use.
 
     python scripts/bench.py --only hostile            # the full table, one attack at a time
-    python scripts/bench.py --only hostile --quick    # small bounds and sizes, three at a time
+    python scripts/bench.py --only hostile --quick    # small bounds and sizes, four at a time
 
 Each attack's judge looks at the outcome only (exit code, what was printed, what the server
 was sent, and for the memory attacks the peak RSS against a generous cap), never at the time;
