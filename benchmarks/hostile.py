@@ -7,26 +7,36 @@ person would run it. Each attack states the bounds it ran with and what a correc
 is; the soak at concurrency 100 runs in a child process too (`python -m benchmarks.hostile
 --soak N`), with the shared clients and admission control a server would use.
 
-    python scripts/bench.py            # the full table (the real default bounds where short)
-    python scripts/bench.py --quick    # small bounds and sizes: about 30 s
+    python scripts/bench.py --only hostile            # the full table, one attack at a time
+    python scripts/bench.py --only hostile --quick    # small bounds and sizes, four at a time
+
+Each attack's judge looks at the outcome only (exit code, what was printed, what the server
+was sent, and for the memory attacks the peak RSS against a generous cap), never at the time;
+`checks()` turns every row into one of the bench's checks, so a wrong outcome fails `--quick`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.answer import Limits
+from agent.conversation import CHARS_PER_TOKEN
+from agent.repl import HISTORY_NOTE, PROMPT
 from benchmarks.hostile_server import (
     HostileServer,
     Route,
@@ -41,12 +51,19 @@ from benchmarks.hostile_server import (
     tool_uses,
     trickle,
 )
+from benchmarks.suite import Check
 from offline._messages_wire import message_body, text_block, tool_results, tool_use_block
 
 __all__ = ["AttackResult", "Hostile", "SoakCounts", "print_hostile", "run_hostile"]
 
 REPO = Path(__file__).resolve().parent.parent
 GUARD_S = {True: 90.0, False: 600.0}  # a child still running after this is killed ("hung")
+AT_ONCE = {True: 4, False: 1}  # attacks run side by side: --quick trades clean timings for time
+SOAK_QUESTIONS = {True: 200, False: 1000}
+# Peak RSS caps for the memory attacks: generous (a child idles near 100 MB) but well below
+# what the unbounded versions reached (a 50 MB body: 234 MB; 200 1 MB lines: 243 MB).
+BIG_BODY_RSS_MB = 170.0
+EXPLAIN_RSS_MB = 150.0
 ESCAPES = "Four\x1b]0;pwned\x07.\x1b[2J\r"
 _INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 
@@ -95,10 +112,20 @@ class SoakCounts:
 
     @property
     def ok(self) -> bool:
-        """No crash, protocol error or leak, and most questions answered correctly."""
+        """No crash, protocol error, wrong answer or leak, and most questions answered right."""
         broken = sum(self.crashes.values()) + self.protocol_errors + self.leaks + self.secret_hits
+        broken += self.outcomes.get("wrong", 0)
         correct = self.outcomes.get("correct", 0)
         return broken == 0 and correct >= 0.8 * self.questions
+
+    @property
+    def summary(self) -> str:
+        """The counts in a line."""
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items()))
+        return (
+            f"{outcomes}; refused busy {self.refused}; crashes {sum(self.crashes.values())}, "
+            f"protocol errors {self.protocol_errors}, leaks {self.leaks + self.secret_hits}"
+        )
 
 
 @dataclass(slots=True)
@@ -109,19 +136,39 @@ class Hostile:
     attacks: list[AttackResult] = field(default_factory=list)
     soak: SoakCounts | None = None
     problems: list[str] = field(default_factory=list)
+    soak_questions: int = 0  # 0: the soak was skipped
+    at_once: int = 1  # attacks run side by side
+    seconds: float = 0.0
+
+    def checks(self) -> list[Check]:
+        """One check per attack (its outcome is the one its bounds promise), one that every
+        attack could run, and the soak's."""
+        checks = [Check(f"hostile: {a.name}", a.ok, a.outcome) for a in self.attacks]
+        checks.append(
+            Check("hostile: every attack ran", not self.problems, "; ".join(self.problems))
+        )
+        if self.soak_questions == 0:
+            checks.append(Check("hostile: soak skipped", True))
+        else:
+            soak_ok = self.soak is not None and self.soak.ok
+            detail = self.soak.summary if self.soak is not None else "did not run"
+            checks.append(Check("hostile: soak at concurrency 100 clean", soak_ok, detail))
+        return checks
 
     @property
     def ok(self) -> bool:
         """Every attack ended as its bounds promise, and the soak held up."""
-        soak_ok = self.soak is not None and self.soak.ok
-        return not self.problems and all(a.ok for a in self.attacks) and soak_ok
+        return all(check.ok for check in self.checks())
 
     def as_json(self) -> dict[str, Any]:
         return {
             "quick": self.quick,
+            "at_once": self.at_once,
+            "seconds": self.seconds,
             "attacks": [dataclasses.asdict(a) for a in self.attacks],
             "soak": dataclasses.asdict(self.soak) if self.soak else None,
             "problems": self.problems,
+            "checks": [dataclasses.asdict(check) for check in self.checks()],
             "ok": self.ok,
         }
 
@@ -135,12 +182,14 @@ def run_child(
     stdin: Iterator[bytes] | None = None,
     guard_s: float = 90,
 ) -> Child:
-    """`python -m argv…` with `env` and `stdin`; its own peak RSS from `wait4`."""
+    """`python -m argv…` with `env` and `stdin`, and its own peak RSS (see `_BOOT`)."""
+    handle, hwm_file = tempfile.mkstemp(prefix="hostile-rss-")
+    os.close(handle)
     started = time.perf_counter()
     process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-        [sys.executable, "-m", *argv],
+        [sys.executable, "-c", _BOOT, *argv],
         cwd=REPO,
-        env=dict(env),
+        env={**env, _HWM_FILE: hwm_file},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -166,14 +215,50 @@ def run_child(
     process.returncode = os.waitstatus_to_exitcode(status)
     for thread in threads:
         thread.join(5)
+    for pipe in pipes:
+        pipe.close()  # type: ignore[union-attr]
     killed = process.returncode < 0
     return Child(
         None if killed else process.returncode,
         b"".join(out).decode("utf-8", "replace"),
         b"".join(err).decode("utf-8", "replace"),
         seconds,
-        _rss_mb(usage.ru_maxrss),
+        _read_hwm_mb(hwm_file) or _rss_mb(usage.ru_maxrss),
     )
+
+
+# `python -m module args…`, writing the process's peak RSS (VmHWM) to the file named in
+# _HWM_FILE at exit. `wait4`'s ru_maxrss will not do: on Linux it counts the parent's pages
+# the child shared between fork and exec, so every child of a big parent looks as big.
+_HWM_FILE = "HOSTILE_BENCH_HWM_FILE"
+_BOOT = f"""
+import atexit, os, runpy, sys
+
+def _hwm():
+    try:
+        with open("/proc/self/status") as status:
+            kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+        with open(os.environ["{_HWM_FILE}"], "w") as out:
+            out.write(kb)
+    except (OSError, StopIteration, KeyError):
+        pass
+
+atexit.register(_hwm)
+del sys.argv[0]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def _read_hwm_mb(path: str) -> float | None:
+    """The child's own peak RSS in MB, or None (no /proc, or it was killed)."""
+    try:
+        text = Path(path).read_text().strip()
+        return int(text) / 1024 if text else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def _feed(pipe: Any, chunks: Iterator[bytes]) -> None:
@@ -201,6 +286,9 @@ def _lines(*lines: str) -> Iterator[bytes]:
 # --- the attacks ---------------------------------------------------------------------------
 
 
+Judge = Callable[[Child, HostileServer], tuple[bool, str]]
+
+
 @dataclass(frozen=True, slots=True)
 class Attack:
     """One attack: a server's behaviour, a command, the bounds, and how to judge the end."""
@@ -211,21 +299,43 @@ class Attack:
     weather: Mapping[str, Route] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
     stdin: Callable[[], Iterator[bytes]] = lambda: iter(())
-    judge: Callable[[Child, HostileServer], tuple[bool, str]] = lambda c, s: (c.code == 0, "")
+    judge: Judge = lambda c, s: (c.code == 0, "")
 
 
 def _unanswered(child: Child, server: HostileServer) -> tuple[bool, str]:
     """Exit 1 and one plain sentence on stderr: the bound ended it."""
     asked = len(server.model_requests())
-    sentence = child.err.strip().splitlines()[-1] if child.err.strip() else ""
-    ok = child.code == 1 and sentence.endswith(".") and "\x1b" not in child.err
-    return ok, f"exit {child.code}, one sentence, {asked} model attempts"
+    lines = child.err.strip().splitlines()
+    ok = (
+        child.code == 1
+        and len(lines) == 1
+        and lines[0].endswith(".")
+        and "Traceback" not in child.err
+        and "\x1b" not in child.err
+    )
+    return ok, f"exit {child.code}, {len(lines)} sentence(s), {asked} model attempts"
+
+
+def _rss_under(cap_mb: float, judge: Judge) -> Judge:
+    """`judge`, and the child's peak RSS under `cap_mb`."""
+
+    def judged(child: Child, server: HostileServer) -> tuple[bool, str]:
+        ok, outcome = judge(child, server)
+        under = child.peak_rss_mb < cap_mb
+        return ok and under, f"{outcome}; peak RSS {'under' if under else 'OVER'} {cap_mb:.0f} MB"
+
+    return judged
 
 
 def _chat_cut(child: Child, server: HostileServer) -> tuple[bool, str]:
     """The REPL said one sentence and took the next line (here: the end of input)."""
     asked = len(server.model_requests())
-    ok = child.code == 0 and "Asking Claude for an answer" in child.out
+    ok = (
+        child.code == 0
+        and "Asking Claude for an answer" in child.out
+        and child.out.count(PROMPT) >= 2  # the prompt came back after the sentence
+        and "\x1b" not in child.out
+    )
     return ok, f"sentence shown, session went on, {asked} model attempts"
 
 
@@ -243,7 +353,7 @@ def _fanout(child: Child, server: HostileServer) -> tuple[bool, str]:
     requests = server.model_requests()
     results = tool_results(requests[1]["messages"][-1]) if len(requests) > 1 else []
     ran = sum(1 for r in results if not r.get("is_error"))
-    ok = child.code == 0 and len(results) == 300 and ran == 8
+    ok = child.code == 0 and len(results) == 300 and ran == Limits().max_tool_calls
     return ok, f"{len(results)} results, {ran} run, {len(results) - ran} answered not run"
 
 
@@ -257,7 +367,7 @@ def _full_disk(child: Child, server: HostileServer) -> tuple[bool, str]:
     return ok, f"answered, exit {child.code}, log dropped with one notice"
 
 
-def _explained(count: int) -> Callable[[Child, HostileServer], tuple[bool, str]]:
+def _explained(count: int) -> Judge:
     def judge(child: Child, server: HostileServer) -> tuple[bool, str]:
         written = len(child.out.splitlines())
         return child.code == 0 and written == count, f"{written} results"
@@ -265,12 +375,23 @@ def _explained(count: int) -> Callable[[Child, HostileServer], tuple[bool, str]]
     return judge
 
 
-def _long_chat(turns: int) -> Callable[[Child, HostileServer], tuple[bool, str]]:
+# The largest request a kept-in-budget history allows: the budget, plus the new question,
+# the system prompt and the tool definitions (generously).
+LARGEST_REQUEST = Limits().history_tokens * CHARS_PER_TOKEN + 32 * 1024
+
+
+def _long_chat(turns: int) -> Judge:
+    """Every turn answered, no request past the history budget, the person told once."""
+
     def judge(child: Child, server: HostileServer) -> tuple[bool, str]:
         sizes = [len(json.dumps(body)) for body in server.model_requests()]
-        ok = child.code == 0 and len(sizes) == turns
         largest, total = max(sizes, default=0), sum(sizes)
-        return ok, f"largest request {largest / 1024:.0f} KiB, {total / 1024 / 1024:.1f} MiB sent"
+        told = child.out.count(HISTORY_NOTE)
+        ok = child.code == 0 and len(sizes) == turns and largest <= LARGEST_REQUEST and told == 1
+        return ok, (
+            f"largest request {largest / 1024:.0f} KiB, {total / 1024 / 1024:.1f} MiB sent, "
+            f"told {told}x"
+        )
 
     return judge
 
@@ -295,11 +416,13 @@ def attacks(quick: bool) -> list[Attack]:
     )
     geo = raw_json(
         b'{"results": [{"name": "Paris", "latitude": 48.85, "longitude": 2.35, '
-        b'"country": "France"}]}'
+        b'"country_code": "FR", "country": "France", "admin1": "Ile-de-France"}]}'
     )
-    j1 = raw_json(
+    j1 = raw_json(  # with the nearest area, or the agent rightly doubts it is Paris
         b'{"current_condition": [{"temp_C": "9", "humidity": "58", '
-        b'"weatherDesc": [{"value": "Overcast"}]}]}'
+        b'"weatherDesc": [{"value": "Overcast"}]}], '
+        b'"nearest_area": [{"areaName": [{"value": "Paris"}], "country": [{"value": "France"}]}], '
+        b'"request": [{"query": "Paris", "type": "City"}]}'
     )
     nested = raw_json(b"[" * 50_000 + b"]" * 50_000)
     infinite = raw_json(b'{"current": {"temperature_2m": 8.8, "weather_code": 1e999}}')
@@ -332,7 +455,12 @@ def attacks(quick: bool) -> list[Attack]:
             env=never,
             judge=_unanswered,
         ),
-        Attack("50 MB model answer", ["agent", "ask", "hi"], big_body(50), judge=_unanswered),
+        Attack(
+            "50 MB model answer",
+            ["agent", "ask", "hi"],
+            big_body(50),
+            judge=_rss_under(BIG_BODY_RSS_MB, _unanswered),
+        ),
         Attack(
             "forecast weather_code 1e999",
             ["agent", "ask", "weather in Paris?"],
@@ -363,12 +491,12 @@ def attacks(quick: bool) -> list[Attack]:
             f"{lines} distinct 1 MB lines to explain-error",
             ["agent", "explain-error"],
             stdin=_megabyte_lines(lines),
-            judge=_explained(lines),
+            judge=_rss_under(EXPLAIN_RSS_MB, _explained(lines)),
         ),
         Attack(
             f"{turns}-turn chat",
             ["agent", "chat"],
-            answer("It is sunny and mild, " * 40),
+            answer("It is sunny and mild, " * 100),  # past the history budget by turn 40
             stdin=lambda: _lines(*(f"question {n}: " + "and also " * 40 for n in range(turns))),
             judge=_long_chat(turns),
         ),
@@ -418,29 +546,45 @@ def run_soak(questions: int, guard_s: float) -> SoakCounts:
     return SoakCounts(**counts, seconds=child.seconds, peak_rss_mb=child.peak_rss_mb)
 
 
-def run_hostile(*, quick: bool, soak_questions: int | None = None) -> Hostile:
-    """Every attack, then the soak at concurrency 100."""
-    table = Hostile(quick)
-    for attack in attacks(quick):
-        try:
-            table.attacks.append(run_attack(attack, quick))
-        except Exception as exc:  # an attack that cannot run is a finding, not the end
-            table.problems.append(f"{attack.name}: {type(exc).__name__}: {exc}")
-    questions = soak_questions if soak_questions is not None else (200 if quick else 1000)
+def run_hostile(
+    *,
+    quick: bool,
+    soak_questions: int | None = None,
+    only: Iterable[Attack] | None = None,
+) -> Hostile:
+    """Every attack (or `only` these), `AT_ONCE[quick]` at a time and in order in the table,
+    then the soak at concurrency 100 (`soak_questions`, default by size; 0 skips it) on its
+    own: beside the attacks, its CPU-bound questions would only time out."""
+    started = time.perf_counter()
+    questions = SOAK_QUESTIONS[quick] if soak_questions is None else soak_questions
+    table = Hostile(quick, soak_questions=questions, at_once=AT_ONCE[quick])
+    chosen = list(attacks(quick) if only is None else only)
+    with ThreadPoolExecutor(table.at_once) as pool:
+        futures = [(a, pool.submit(run_attack, a, quick)) for a in chosen]
+        for attack, future in futures:
+            try:
+                table.attacks.append(future.result())
+            except Exception as exc:  # an attack that cannot run is a finding, not the end
+                table.problems.append(f"{attack.name}: {type(exc).__name__}: {exc}")
     if questions > 0:
         try:
             table.soak = run_soak(questions, GUARD_S[quick] * 4)
         except Exception as exc:
             table.problems.append(f"soak: {type(exc).__name__}: {exc}")
+    table.seconds = time.perf_counter() - started
     return table
 
 
 def print_hostile(table: Hostile) -> None:
     """The hostile table and the soak's counts, on stdout."""
-    print("\nHostile: each attack in a child process of its own (its own wall time and peak RSS)\n")
+    side = f", {table.at_once} at a time" if table.at_once > 1 else ""
+    print(
+        "\nHostile: each attack against the CLI in a child process of its own (its own wall "
+        f"time and peak RSS{side})\n"
+    )
     header = ("attack", "bounds", "ok", "exit", "wall", "peak RSS", "outcome")
-    widths = (38, 30, 2, 4, 8, 9, 60)
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    widths = (40, 34, 2, 4, 8, 9, 60)  # the outcome, last, is never cut
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     print("  ".join("-" * w for w in widths))
     for a in table.attacks:
         cells = (
@@ -452,18 +596,18 @@ def print_hostile(table: Hostile) -> None:
             f"{a.peak_rss_mb:.0f} MB",
             a.outcome,
         )
-        print("  ".join(c[:w].ljust(w) for c, w in zip(cells, widths, strict=True)))
+        shown = [c[:w].ljust(w) for c, w in zip(cells[:-1], widths, strict=False)]
+        print("  ".join([*shown, cells[-1]]))
     soak = table.soak
     if soak is not None:
-        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(soak.outcomes.items()))
-        crashes = sum(soak.crashes.values())
         print(
             f"\n  soak, {soak.questions} questions at concurrency {soak.concurrency} (admission "
-            f"control on): {outcomes}; refused busy {soak.refused}; crashes {crashes}, protocol "
-            f"errors {soak.protocol_errors}, leaks {soak.leaks + soak.secret_hits}; p50 "
-            f"{soak.p50_s:.2f} s, p99 {soak.p99_s:.2f} s; wall {soak.seconds:.1f} s, peak RSS "
-            f"{soak.peak_rss_mb:.0f} MB {'✓' if soak.ok else '✗'}"
+            f"control on): {soak.summary}; p50 {soak.p50_s:.2f} s, p99 {soak.p99_s:.2f} s; "
+            f"wall {soak.seconds:.1f} s, peak RSS {soak.peak_rss_mb:.0f} MB "
+            f"{'✓' if soak.ok else '✗'}"
         )
+    elif table.soak_questions == 0:
+        print("\n  soak: skipped")
     for problem in table.problems:
         print(f"  (not run: {problem})")
 

@@ -1,13 +1,17 @@
-"""Benchmark this agent beside the article's loop and the SDK's tool runner, then soak it.
+"""Benchmark this agent beside the article's loop and the SDK's tool runner, soak it, then
+run every hostile attack against the CLI (the "hostile" table, benchmarks/hostile.py).
 
-Everything runs against a loopback fault server (real TCP on 127.0.0.1) that this script starts
-and stops: the Messages API as a scripted model, Open-Meteo and wttr.in, with scripted faults.
+Everything runs against loopback servers (real TCP on 127.0.0.1) that this script starts and
+stops: the Messages API as a scripted model, Open-Meteo and wttr.in, with scripted faults, and
+the hostile servers of benchmarks/hostile_server.py.
 
-    python scripts/bench.py                 # the full run: table on stdout, bench-results.json
+    python scripts/bench.py                 # the full run: tables on stdout, bench-results.json
     python scripts/bench.py --quick         # CI: small sizes, exit 1 only if badly broken
+    python scripts/bench.py --only hostile  # just the hostile table (--quick: small bounds)
     python scripts/bench.py --soak 5000 --out /tmp/bench.json
 
-Benchmarks are not timed tests: the aims are reported, and only absurd results fail `--quick`.
+Benchmarks are not timed tests: the aims are reported, and only absurd results fail `--quick`;
+a hostile attack whose outcome is wrong is a failed check too.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.suite import Config, Results, run_suite
+from benchmarks.hostile import Hostile, print_hostile, run_hostile
+from benchmarks.suite import Check, Config, Results, run_suite
 
 _OUTCOME = {"correct": "✓ correct", "unavailable": "~ unavailable", "wrong": "✗ WRONG"}
 
@@ -33,14 +38,21 @@ def main(argv: list[str] | None = None) -> int:
     """Run the bench; 1 if a check failed, else 0."""
     args = _parser().parse_args(argv)
     _quiet_logs()
-    soak = args.soak if args.soak is not None else (100 if args.quick else 1000)
-    config = Config.quick(soak) if args.quick else Config(soak_questions=soak)
-    config = dataclasses.replace(config, seed=args.seed)
-    results = asyncio.run(run_suite(config))
-    print_report(results, quick=args.quick)
-    Path(args.out).write_text(json.dumps(as_json(results), indent=2, ensure_ascii=False) + "\n")
-    print(f"\nResults written to {args.out} ({results.seconds:.1f} s in all).")
-    return 1 if results.broken else 0
+    results: Results | None = None
+    hostile: Hostile | None = None
+    if args.only != "hostile":
+        soak = args.soak if args.soak is not None else (100 if args.quick else 1000)
+        config = Config.quick(soak) if args.quick else Config(soak_questions=soak)
+        config = dataclasses.replace(config, seed=args.seed)
+        results = asyncio.run(run_suite(config))
+    if args.only != "suite":
+        hostile = run_hostile(quick=args.quick, soak_questions=args.hostile_soak)
+    print_report(results, quick=args.quick, hostile=hostile)
+    data = as_json(results, hostile)
+    Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    seconds = (results.seconds if results else 0.0) + (hostile.seconds if hostile else 0.0)
+    print(f"\nResults written to {args.out} ({seconds:.1f} s in all).")
+    return 1 if data["broken"] else 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,6 +61,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--soak", type=int, metavar="N", help="soak questions (0 skips the soak)")
     parser.add_argument("--out", default="bench-results.json", help="where to write the JSON")
     parser.add_argument("--seed", type=int, default=7, help="seed of the soak's random faults")
+    parser.add_argument(
+        "--only",
+        choices=("suite", "hostile"),
+        help="run one part: the side-by-side suite and its soak, or the hostile table",
+    )
+    parser.add_argument(
+        "--hostile-soak",
+        type=int,
+        metavar="N",
+        help="questions in the hostile table's soak at concurrency 100 (0 skips it)",
+    )
     return parser
 
 
@@ -62,12 +85,21 @@ def _quiet_logs() -> None:
     logging.getLogger("anthropic").propagate = False
 
 
-def print_report(results: Results, *, quick: bool) -> None:
-    """The table, the ratios, the soak and the checks, on stdout."""
-    print_table(results)
-    print_ratios(results)
-    print_soak(results)
-    print_checks(results, quick=quick)
+def print_report(results: Results | None, *, quick: bool, hostile: Hostile | None = None) -> None:
+    """The table, the ratios, the soak, the hostile table and the checks, on stdout; a part
+    that was not run (`None`) is left out."""
+    if results is not None:
+        print_table(results)
+        print_ratios(results)
+        print_soak(results)
+    if hostile is not None:
+        print_hostile(hostile)
+    print_checks(all_checks(results, hostile), quick=quick)
+
+
+def all_checks(results: Results | None, hostile: Hostile | None = None) -> list[Check]:
+    """Every check of the parts that ran; `--quick` exits 1 if any failed."""
+    return [*(results.checks() if results else []), *(hostile.checks() if hostile else [])]
 
 
 def print_table(results: Results) -> None:
@@ -150,30 +182,36 @@ def print_soak(results: Results) -> None:
         print(f"  e.g. {example}")
 
 
-def print_checks(results: Results, *, quick: bool) -> None:
+def print_checks(checks: list[Check], *, quick: bool) -> None:
     """The generous "badly broken" bounds; `--quick` fails on any of them."""
     print("\nChecks" + (" (--quick fails on any ✗)" if quick else "") + "\n")
-    for check in results.checks():
+    for check in checks:
         detail = f" ({check.detail})" if check.detail and not check.ok else ""
         print(f"  {'✓' if check.ok else '✗'} {check.name}{detail}")
 
 
-def as_json(results: Results) -> dict[str, Any]:
-    """Everything measured, as plain data."""
-    config = dataclasses.asdict(results.config)
-    config["scenarios"] = [scenario.name for scenario in results.config.scenarios]
-    return {
-        "meta": {"python": platform.python_version(), "platform": platform.platform()},
-        "config": config,
-        "seconds": results.seconds,
-        "missing": results.missing,
-        "problems": results.problems,
-        "runs": [dataclasses.asdict(run) for run in results.runs],
-        "ratios": [dataclasses.asdict(ratio) for ratio in results.ratios],
-        "soak": dataclasses.asdict(results.soak) if results.soak else None,
-        "checks": [dataclasses.asdict(check) for check in results.checks()],
-        "broken": results.broken,
+def as_json(results: Results | None, hostile: Hostile | None = None) -> dict[str, Any]:
+    """Everything measured, as plain data (a part not run is `null`, or absent)."""
+    checks = all_checks(results, hostile)
+    data: dict[str, Any] = {
+        "meta": {"python": platform.python_version(), "platform": platform.platform()}
     }
+    if results is not None:
+        config = dataclasses.asdict(results.config)
+        config["scenarios"] = [scenario.name for scenario in results.config.scenarios]
+        data |= {
+            "config": config,
+            "seconds": results.seconds,
+            "missing": results.missing,
+            "problems": results.problems,
+            "runs": [dataclasses.asdict(run) for run in results.runs],
+            "ratios": [dataclasses.asdict(ratio) for ratio in results.ratios],
+            "soak": dataclasses.asdict(results.soak) if results.soak else None,
+        }
+    data["hostile"] = hostile.as_json() if hostile is not None else None
+    data["checks"] = [dataclasses.asdict(check) for check in checks]
+    data["broken"] = not all(check.ok for check in checks)
+    return data
 
 
 def _row(cells: tuple[str, ...], widths: tuple[int, ...]) -> str:
