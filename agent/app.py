@@ -21,7 +21,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import httpx
 import structlog
 
 from agent.admission import BUSY, Admission, Busy
@@ -33,10 +32,10 @@ from agent.models import ModelBackend, TextSink
 from agent.settings import Settings
 from resilience import Observer, Policy
 from tools import Registry, Tool, builtin_tools
-from tools.http import make_client
 
 if TYPE_CHECKING:
     import anthropic
+    import httpx
 
     from tools.mcp import McpServer
 
@@ -147,7 +146,7 @@ async def open_agent(
     built), the clients it built itself and the MCP sessions (stopping their processes); a
     given `http` or Claude `client` is left open."""
     models = _models(settings, backend, client)
-    tools_http = http if http is not None else _tools_client(settings)
+    tools_http = http if http is not None else _LazyClient(settings)
     everything = [*(_builtins(settings, tools_http, policy, observer) if builtins else ())]
     everything += [tool.bound(policy, observer) for tool in tools]
     caller = ModelCaller(
@@ -182,13 +181,36 @@ def _models(
 
 
 def _builtins(
-    settings: Settings, http: httpx.AsyncClient, policy: Policy | None, observer: Observer | None
+    settings: Settings,
+    http: httpx.AsyncClient | _LazyClient,
+    policy: Policy | None,
+    observer: Observer | None,
 ) -> list[Tool]:
     return builtin_tools(http, endpoints=settings.endpoints, policy=policy, observer=observer)
 
 
+class _LazyClient:
+    """The tools' HTTP client, made on the first weather question (httpx is imported then),
+    so a question the calculator answers never loads the HTTP stack; closed if it was made."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._client: httpx.AsyncClient | None = None
+
+    def __call__(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = _tools_client(self._settings)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+
 def _tools_client(settings: Settings) -> httpx.AsyncClient:
     """The real services; offline, the simulated ones at the same (maybe custom) endpoints."""
+    from tools.http import make_client
+
     if not settings.offline:
         return make_client()
     from offline import SimulatedServices

@@ -308,7 +308,8 @@ async def test_a_model_fallback_and_its_open_circuit_show_on_the_model_calls(
         assert call.status.status_code is StatusCode.UNSET
     [skipped] = events(second, "resilience.skipped")
     assert skipped["resilience.source"] == "offline-scripted"
-    assert skipped["resilience.cooldown_s"] == 60.0
+    # what is left of the 60 s: the first weather call between them loads the tool's work
+    assert 59.0 <= skipped["resilience.cooldown_s"] <= 60.0
     assert skipped["error_to_action.action"] == "skip"
     assert "circuit open" in str(skipped["error_to_action.developer_note"])
 
