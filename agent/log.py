@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
-from agent._structlog import structlog  # first, so that structlog does not import rich
+from agent._lean import structlog  # first: see agent/_lean.py
 from errors import redact
 
 if TYPE_CHECKING:
