@@ -21,7 +21,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import httpx
 import structlog
 
 from agent.admission import BUSY, Admission, Busy
@@ -30,13 +29,14 @@ from agent.conversation import Conversation
 from agent.loop import Turn
 from agent.model_call import ModelCaller, model_policy
 from agent.models import ModelBackend, TextSink
+from agent.models._deferred import DeferredModels
 from agent.settings import Settings
 from resilience import Observer, Policy
 from tools import Registry, Tool, builtin_tools
-from tools.http import make_client
 
 if TYPE_CHECKING:
     import anthropic
+    import httpx
 
     from tools.mcp import McpServer
 
@@ -145,9 +145,11 @@ async def open_agent(
     that can't start is left out, with one plain sentence to `on_notice`. `backend` replaces
     the models (one, or a primary and fallbacks). `Agent.aclose` closes the models (given or
     built), the clients it built itself and the MCP sessions (stopping their processes); a
-    given `http` or Claude `client` is left open."""
-    models = _models(settings, backend, client)
-    tools_http = http if http is not None else _tools_client(settings)
+    given `http` or Claude `client` is left open. Without a `client`, Claude's SDK is imported
+    on a background thread and the first model call waits for it (agent/models/_deferred.py),
+    and the tools' HTTP client is made on the first weather question."""
+    models, deferred = _models(settings, backend, client)
+    tools_http = http if http is not None else _LazyClient(settings)
     everything = [*(_builtins(settings, tools_http, policy, observer) if builtins else ())]
     everything += [tool.bound(policy, observer) for tool in tools]
     caller = ModelCaller(
@@ -168,6 +170,8 @@ async def open_agent(
         )
         everything += toolset.tools
         closers.append(toolset.aclose)
+    if deferred is not None:  # last: no other import runs beside it (see agent/models/_deferred.py)
+        deferred.start()
     bound = limits.tool_bound_s(policy)  # past this policy's own deadline, unless set
     turn = settings.turn_timeout_s if limits.turn_timeout_s is None else limits.turn_timeout_s
     limits = dataclasses.replace(limits, tool_timeout_s=bound, turn_timeout_s=turn)
@@ -178,20 +182,51 @@ def _models(
     settings: Settings,
     backend: ModelBackend | Sequence[ModelBackend] | None,
     client: anthropic.AsyncAnthropic | None,
-) -> list[ModelBackend]:
-    if backend is None:
-        return make_backends(settings, client=client)
-    return list(backend) if isinstance(backend, Sequence) else [backend]
+) -> tuple[list[ModelBackend], DeferredModels | None]:
+    """The models, and, for Claude without a client given, the SDK import to start: the
+    models are stand-ins until it is done, so `agent chat` can prompt meanwhile."""
+    if backend is not None:
+        return list(backend) if isinstance(backend, Sequence) else [backend], None
+    if settings.claude_key is None or client is not None:  # offline, or the SDK is loaded
+        return make_backends(settings, client=client), None
+    names = [settings.model, *([settings.fallback_model] if settings.fallback_model else [])]
+    deferred = DeferredModels(
+        names, lambda: make_backends(settings, client=client), "agent.models.claude"
+    )
+    return deferred.models, deferred
 
 
 def _builtins(
-    settings: Settings, http: httpx.AsyncClient, policy: Policy | None, observer: Observer | None
+    settings: Settings,
+    http: httpx.AsyncClient | _LazyClient,
+    policy: Policy | None,
+    observer: Observer | None,
 ) -> list[Tool]:
     return builtin_tools(http, endpoints=settings.endpoints, policy=policy, observer=observer)
 
 
+class _LazyClient:
+    """The tools' HTTP client, made on the first weather question (httpx is imported then),
+    so a question the calculator answers never loads the HTTP stack; closed if it was made."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._client: httpx.AsyncClient | None = None
+
+    def __call__(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = _tools_client(self._settings)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+
 def _tools_client(settings: Settings) -> httpx.AsyncClient:
     """The real services; offline, the simulated ones at the same (maybe custom) endpoints."""
+    from tools.http import make_client
+
     if not settings.offline:
         return make_client()
     from offline import SimulatedServices

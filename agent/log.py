@@ -16,12 +16,13 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import structlog
-from structlog.typing import EventDict, Processor, WrappedLogger
-
+from agent._lean import structlog  # first: see agent/_lean.py
 from errors import redact
+
+if TYPE_CHECKING:
+    from structlog.typing import EventDict, Processor, WrappedLogger
 
 __all__ = [
     "DROPPED_NOTICE",

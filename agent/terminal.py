@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import re
 
-from rich.markup import escape
-
 __all__ = ["TerminalStream", "for_terminal", "markup_escaped"]
 
 _ESC = "\x1b"
@@ -57,6 +55,8 @@ def for_terminal(text: str) -> str:
 
 def markup_escaped(text: str) -> str:
     """`for_terminal(text)` with rich markup escaped: safe in a rich table cell or title."""
+    from rich.markup import escape  # only the REPL's tables need it, and they load rich anyway
+
     return escape(for_terminal(text))
 
 

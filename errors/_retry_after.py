@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 
 from errors._facts import Period
 
@@ -129,6 +128,8 @@ def _seconds(value: str, now: datetime | None) -> float | None:
     seconds = _number(value)
     if seconds is not None:
         return seconds
+    from email.utils import parsedate_to_datetime  # the email package: only for a date
+
     try:
         when = parsedate_to_datetime(value.strip())
     except (TypeError, ValueError, IndexError):

@@ -14,8 +14,6 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from tools.weather import places
-
 __all__ = ["Intent", "understand"]
 
 _SMALL_TALK = {
@@ -159,6 +157,8 @@ def _cities(question: str) -> list[str]:
 def _narrows(city: str, part: str) -> bool:
     """Whether `part`, after a comma, says where `city` is rather than naming another place:
     a region or country of a real city of that name, or no place at all ("Narnia")."""
+    from tools.weather import places  # the gazetteer: only for a place after a comma
+
     name = city.partition(",")[0].strip()
     return places.is_region_of(name, part) or not places.cities_named(part)
 

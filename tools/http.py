@@ -16,11 +16,11 @@ import math
 import ssl
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
-from errors import BadSetting, BadUpstreamData, ResponseTooLarge, UpstreamStatus, redact
+from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus, redact
+from tools._urls import check_http_url
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -84,18 +84,6 @@ def _mask_secrets_in_httpx_logs() -> None:
 def _ssl_context() -> ssl.SSLContext:
     """Loading the CA bundle takes tens of milliseconds: do it once per process."""
     return httpx.create_ssl_context()
-
-
-def check_http_url(name: str, url: str) -> None:
-    """Refuse, as `errors.BadSetting(name, …)`, a `url` that is not http(s) with a host (and a
-    valid port, if any). The value is never echoed: it may carry a key."""
-    try:
-        parts = urlsplit(url)
-        _ = parts.port  # raises ValueError for a port that is not a number in range
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise BadSetting(name, "must be an http(s) URL")
 
 
 def _refuse_declared_excess(headers: httpx.Headers, cap: int) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from errors import BadSetting, redact
-from tools.http import check_http_url
+from tools._urls import check_http_url
 
 __all__ = ["DEFAULT_FORECAST_URL", "DEFAULT_GEOCODING_URL", "DEFAULT_WTTR_URL", "Endpoints"]
 

@@ -1,187 +1,57 @@
-"""`get_weather`: Open-Meteo, then wttr.in, then an honest "unavailable"."""
+"""`get_weather`: Open-Meteo, then wttr.in, then an honest "unavailable".
+
+The tool is light: its description and input schema, and an engine (breakers, budget). Its
+work (`tools.weather._service`: the HTTP stack, the gazetteer, the country names) is imported
+on its first call, and the HTTP client may be given as a function that makes it then.
+"""
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import httpx
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from errors import NotFound
-from resilience import Attempt, AttemptInfo, Engine, Observer, Outcome, Policy, Source
-from tools._result import to_result
+from resilience import Engine, Observer, Policy
 from tools._tool import Tool
 from tools._types import ToolResult
-from tools.weather import _open_meteo, _wttr
 from tools.weather._endpoints import Endpoints
-from tools.weather._report import Report, SourceState, degraded_json, later_words
+from tools.weather._input import DESCRIPTION, WeatherInput
 
-__all__ = ["WeatherInput", "weather_tool"]
+if TYPE_CHECKING:
+    import httpx
 
-DESCRIPTION = (
-    "Get the current weather for a city: temperature, conditions and, when known, humidity. "
-    "Use it when the user asks about weather, temperature or rain somewhere. "
-    "Give a region or country after a comma when a name is shared ('Paris, Texas'). "
-    '"city" in the answer names the place it is for; a "note" says when that is not the '
-    "place asked for. "
-    'If every weather service is down, the answer has "degraded": true and no numbers; '
-    "tell the user the weather is unavailable rather than guessing."
-)
+    from tools.weather._service import Weather
 
-
-class WeatherInput(BaseModel):
-    """The tool's input, validated before any request is made."""
-
-    model_config = ConfigDict(str_strip_whitespace=True, extra="forbid")
-
-    city: str = Field(
-        min_length=1,
-        max_length=100,
-        description="The city's name, e.g. 'Paris', 'New York' or 'Paris, Texas'.",
-    )
-
-    @field_validator("city")
-    @classmethod
-    def _looks_like_a_name(cls, value: str) -> str:
-        if any(unicodedata.category(ch).startswith("C") for ch in value):
-            raise ValueError("contains control characters")
-        if not any(ch.isalpha() for ch in value):
-            raise ValueError("contains no letters")
-        return value
+__all__ = ["DESCRIPTION", "WeatherInput", "weather_tool"]
 
 
 def weather_tool(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient | Callable[[], httpx.AsyncClient],
     *,
     endpoints: Endpoints | None = None,
     policy: Policy | None = None,
     observer: Observer | None = None,
 ) -> Tool:
-    """The `get_weather` tool, with its own circuit breakers (one per source)."""
+    """The `get_weather` tool, with its own circuit breakers (one per source). `client` is
+    the HTTP client, or a function that makes it on the first call."""
     endpoints = endpoints or Endpoints()
-    service = _Weather(client, endpoints, Engine("get_weather", policy, observer))
+    engine = Engine("get_weather", policy, observer)
+    service: Weather | None = None
+
+    async def answer(args: WeatherInput) -> ToolResult:
+        nonlocal service
+        if service is None:
+            from tools.weather._service import Weather
+
+            service = Weather(client if not callable(client) else client(), endpoints, engine)
+        return await service.answer(args)
+
     return Tool(
         name="get_weather",
         description=DESCRIPTION,
         input_model=WeatherInput,
-        handler=service.answer,
+        handler=answer,
         activity="getting the weather",
         rebind=lambda policy, observer: weather_tool(
             client, endpoints=endpoints, policy=policy, observer=observer
         ),
     )
-
-
-# error-to-action's kinds, as the degraded answer says them.
-_BUSY = frozenset({"rate_limit", "overloaded", "service_unavailable", "conflict"})
-_REFUSED = frozenset(
-    {
-        "auth_invalid_credentials",
-        "auth_token_expired",
-        "auth_permission_denied",
-        "auth_requires_admin",
-        "invalid_request",
-        "request_too_large",
-    }
-)
-
-
-class _Weather:
-    """The tool's state: the client, the endpoints and the engine (breakers, budget), and
-    whether a source's breaker is being held for a spent daily quota."""
-
-    def __init__(self, client: httpx.AsyncClient, endpoints: Endpoints, engine: Engine):
-        self._client = client
-        self._endpoints = endpoints
-        self._engine = engine
-        self._quota_held: set[str] = set()  # sources whose breaker holds a spent quota
-
-    async def answer(self, args: WeatherInput) -> ToolResult:
-        operation = f"getting the weather for {args.city}"
-        call = _Call(self._client, self._endpoints, args.city)
-        outcome = await self._engine.run(operation, call.sources(), subject=args.city)
-        self._remember_quota(outcome.attempts)
-        no_answer = self._degraded(args.city, call)
-        return to_result(outcome, operation, Report.to_json, no_answer=no_answer)
-
-    def _remember_quota(self, attempts: tuple[Attempt, ...]) -> None:
-        for attempt in attempts:
-            if attempt.outcome == "quota_exhausted":
-                self._quota_held.add(attempt.source)
-            elif attempt.outcome == "ok" or self._engine.breaker(attempt.source).state == "closed":
-                self._quota_held.discard(attempt.source)
-
-    def _degraded(self, city: str, call: _Call) -> Callable[[Outcome[Report]], ToolResult]:
-        """No source answered: an honest "unavailable" that says what happened to each
-        source and when to try again (a spent quota: when it resets, else "tomorrow")."""
-
-        def answer(outcome: Outcome[Report]) -> ToolResult:
-            tried = call.tried(outcome)
-            states = [self._state(name, outcome.attempts, call) for name in tried]
-            quota = [name for name, state in zip(tried, states, strict=True) if state == "quota"]
-            if quota:
-                wait = max(self._engine.breaker(name).remaining_cooldown() for name in quota)
-                later = later_words(wait or None, quota=True)
-            else:
-                later = later_words(outcome.retry_after_s)
-            return ToolResult(degraded_json(city, states, later), attempts=outcome.attempts)
-
-        return answer
-
-    def _state(self, source: str, attempts: tuple[Attempt, ...], call: _Call) -> SourceState:
-        last = [a for a in attempts if a.source == source][-1]
-        error = call.errors.get(source)
-        if last.number == 0:  # skipped: its breaker is open
-            return "quota" if source in self._quota_held else "down"
-        if isinstance(error, _wttr.PlaceMismatch):
-            return "elsewhere"
-        if isinstance(error, _open_meteo.RequestRefused) or last.outcome in _REFUSED:
-            return "refused"
-        if isinstance(error, NotFound):
-            return "unknown_place"
-        if last.outcome == "quota_exhausted":
-            return "quota"
-        return "busy" if last.outcome in _BUSY else "down"
-
-
-class _Call:
-    """One call's sources: Open-Meteo, then wttr.in (checked against the place Open-Meteo
-    found, if it got that far), and the last error each one raised."""
-
-    def __init__(self, client: httpx.AsyncClient, endpoints: Endpoints, city: str) -> None:
-        self.primary = _open_meteo.OpenMeteo(client, endpoints, city)
-        self.fallback = _wttr.Wttr(client, endpoints, city, known=lambda: self.primary.place)
-        self.errors: dict[str, Exception] = {}
-
-    def sources(self) -> list[Source[Report]]:
-        """Only Open-Meteo's "no such place" is believed (wttr.in's answers for unknown places
-        have changed too often); a unit it cannot read is not asked for again."""
-        return [
-            Source(
-                _open_meteo.SOURCE,
-                self._recorded(_open_meteo.SOURCE, self.primary.fetch),
-                retry_on=lambda error: not isinstance(error, _open_meteo.UnexpectedUnit),
-            ),
-            Source(
-                _wttr.SOURCE,
-                self._recorded(_wttr.SOURCE, self.fallback.fetch),
-                trusted_not_found=False,
-            ),
-        ]
-
-    def tried(self, outcome: Outcome[Report]) -> list[str]:
-        """The sources the call reached, in order."""
-        return list(dict.fromkeys(attempt.source for attempt in outcome.attempts))
-
-    def _recorded(
-        self, name: str, fetch: Callable[[AttemptInfo], Awaitable[Report]]
-    ) -> Callable[[AttemptInfo], Awaitable[Report]]:
-        async def attempt(info: AttemptInfo) -> Report:
-            try:
-                return await fetch(info)
-            except Exception as error:
-                self.errors[name] = error
-                raise
-
-        return attempt
