@@ -1,5 +1,6 @@
-"""Benchmark this agent beside the article's loop and the SDK's tool runner, soak it, then
-run every hostile attack against the CLI (the "hostile" table, benchmarks/hostile.py).
+"""Benchmark this agent beside the article's loop and the SDK's tool runner, soak it, run
+every hostile attack against the CLI (the "hostile" table, benchmarks/hostile.py), then time
+start-up as ratios to `python -c "import httpx, pydantic"` (benchmarks/startup.py).
 
 Everything runs against loopback servers (real TCP on 127.0.0.1) that this script starts and
 stops: the Messages API as a scripted model, Open-Meteo and wttr.in, with scripted faults, and
@@ -8,10 +9,12 @@ the hostile servers of benchmarks/hostile_server.py.
     python scripts/bench.py                 # the full run: tables on stdout, bench-results.json
     python scripts/bench.py --quick         # CI: small sizes, exit 1 only if badly broken
     python scripts/bench.py --only hostile  # just the hostile table (--quick: small bounds)
+    python scripts/bench.py --only startup  # just the start-up table
     python scripts/bench.py --soak 5000 --out /tmp/bench.json
 
 Benchmarks are not timed tests: the aims are reported, and only absurd results fail `--quick`;
-a hostile attack whose outcome is wrong is a failed check too.
+a hostile attack whose outcome is wrong is a failed check too. Start-up times are reported
+against their aim, never checked (a busy machine must not fail CI).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.hostile import Hostile, print_hostile, run_hostile
+from benchmarks.startup import Startup, print_startup, run_startup
 from benchmarks.suite import Check, Config, Results, run_suite
 
 _OUTCOME = {"correct": "✓ correct", "unavailable": "~ unavailable", "wrong": "✗ WRONG"}
@@ -40,15 +44,18 @@ def main(argv: list[str] | None = None) -> int:
     _quiet_logs()
     results: Results | None = None
     hostile: Hostile | None = None
-    if args.only != "hostile":
+    startup: Startup | None = None
+    if args.only in (None, "suite"):
         soak = args.soak if args.soak is not None else (100 if args.quick else 1000)
         config = Config.quick(soak) if args.quick else Config(soak_questions=soak)
         config = dataclasses.replace(config, seed=args.seed)
         results = asyncio.run(run_suite(config))
-    if args.only != "suite":
+    if args.only in (None, "hostile"):
         hostile = run_hostile(quick=args.quick, soak_questions=args.hostile_soak)
-    print_report(results, quick=args.quick, hostile=hostile)
-    data = as_json(results, hostile)
+    if args.only in (None, "startup"):
+        startup = run_startup(quick=args.quick)
+    print_report(results, quick=args.quick, hostile=hostile, startup=startup)
+    data = as_json(results, hostile, startup)
     Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     seconds = (results.seconds if results else 0.0) + (hostile.seconds if hostile else 0.0)
     print(f"\nResults written to {args.out} ({seconds:.1f} s in all).")
@@ -63,8 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=7, help="seed of the soak's random faults")
     parser.add_argument(
         "--only",
-        choices=("suite", "hostile"),
-        help="run one part: the side-by-side suite and its soak, or the hostile table",
+        choices=("suite", "hostile", "startup"),
+        help="run one part: the side-by-side suite and its soak, the hostile table, or the "
+        "start-up table",
     )
     parser.add_argument(
         "--hostile-soak",
@@ -85,15 +93,23 @@ def _quiet_logs() -> None:
     logging.getLogger("anthropic").propagate = False
 
 
-def print_report(results: Results | None, *, quick: bool, hostile: Hostile | None = None) -> None:
-    """The table, the ratios, the soak, the hostile table and the checks, on stdout; a part
-    that was not run (`None`) is left out."""
+def print_report(
+    results: Results | None,
+    *,
+    quick: bool,
+    hostile: Hostile | None = None,
+    startup: Startup | None = None,
+) -> None:
+    """The table, the ratios, the soak, the hostile table, start-up and the checks, on
+    stdout; a part that was not run (`None`) is left out."""
     if results is not None:
         print_table(results)
         print_ratios(results)
         print_soak(results)
     if hostile is not None:
         print_hostile(hostile)
+    if startup is not None:
+        print_startup(startup)
     print_checks(all_checks(results, hostile), quick=quick)
 
 
@@ -190,7 +206,9 @@ def print_checks(checks: list[Check], *, quick: bool) -> None:
         print(f"  {'✓' if check.ok else '✗'} {check.name}{detail}")
 
 
-def as_json(results: Results | None, hostile: Hostile | None = None) -> dict[str, Any]:
+def as_json(
+    results: Results | None, hostile: Hostile | None = None, startup: Startup | None = None
+) -> dict[str, Any]:
     """Everything measured, as plain data (a part not run is `null`, or absent)."""
     checks = all_checks(results, hostile)
     data: dict[str, Any] = {
@@ -209,9 +227,21 @@ def as_json(results: Results | None, hostile: Hostile | None = None) -> dict[str
             "soak": dataclasses.asdict(results.soak) if results.soak else None,
         }
     data["hostile"] = hostile.as_json() if hostile is not None else None
+    data["startup"] = _startup_json(startup) if startup is not None else None
     data["checks"] = [dataclasses.asdict(check) for check in checks]
     data["broken"] = not all(check.ok for check in checks)
     return data
+
+
+def _startup_json(startup: Startup) -> dict[str, Any]:
+    """The start-up table: each command's median, its ratio to the baseline, its aim."""
+    rows = [
+        {"command": row.case.name, "median_s": row.median_s, "ratio": row.ratio,
+         "aim": row.case.aim, "met": row.met, "reached_prompt": row.reached_prompt}
+        for row in startup.rows
+    ]  # fmt: skip
+    machine = {"cpus": startup.cpus, "load": startup.load, "python": startup.python}
+    return {"baseline_s": startup.baseline_s, "runs": startup.runs, "rows": rows, **machine}
 
 
 def _row(cells: tuple[str, ...], widths: tuple[int, ...]) -> str:

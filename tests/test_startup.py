@@ -9,10 +9,13 @@ prompt.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -20,9 +23,10 @@ from agent.app import open_agent
 from agent.models.claude import ClaudeModel
 from agent.settings import Settings
 from benchmarks.harness import REPO
-from benchmarks.startup import Case, print_startup, run_startup
+from benchmarks.startup import Case, Row, Startup, print_startup, run_startup
 
 # The SDK and its HTTP stack; rich and what httpx's command line would bring; the extras.
+BENCH = REPO / "scripts" / "bench.py"
 SDK = {"anthropic", "httpx2"}
 HEAVY = SDK | {"rich", "click", "pygments", "mcp", "jsonschema", "opentelemetry"}
 _SCRIPT = """
@@ -131,3 +135,37 @@ def test_the_startup_table_has_a_row_per_command_as_ratios_to_the_baseline(
     table = capsys.readouterr().out
     assert "agent --help" in table
     assert "load average" in table
+
+
+def test_bench_only_startup_reports_a_missed_aim_without_failing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`scripts/bench.py --only startup`: the table and its JSON; a missed aim is no failure."""
+    script = _bench_script()
+    slow = Case("agent ask", ("-m", "agent", "ask", "x"), aim=1.5)
+    base = Case("python -c pass", ("-c", "pass"))
+    result = Startup(
+        0.1, (Row(base, 0.1, 1.0, 7), Row(slow, 0.3, 3.0, 7)), 7, 2, (1.0, 1.0, 1.0), "3.11"
+    )
+    monkeypatch.setattr(script, "run_startup", lambda **_: result)
+    monkeypatch.setattr(script, "run_hostile", _not_run)
+    monkeypatch.setattr(script, "run_suite", _not_run)
+    out = tmp_path / "bench.json"
+    assert script.main(["--quick", "--only", "startup", "--out", str(out)]) == 0
+    assert "3.00×  ≤ 1.5× ✗" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert [row["met"] for row in data["startup"]["rows"]] == [None, False]
+    assert data["broken"] is False
+
+
+def _not_run(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("--only startup ran another part")
+
+
+def _bench_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_script_startup", BENCH)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
