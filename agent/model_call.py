@@ -141,6 +141,7 @@ class ModelCaller:
         self, request: ModelRequest, timeline: list[Attempt], *, deadline: Deadline | None = None
     ) -> Reply:
         """One reply, or `ModelUnavailable` once no model is worth asking again."""
+        await _loaded(self.models)
         sources = [_source(model, request) for model in self.models]
         with spans.chat(self.name, request.max_tokens) as span:
             outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
@@ -156,6 +157,15 @@ class ModelCaller:
         """Close every model."""
         for model in self.models:
             await model.aclose()
+
+
+async def _loaded(models: Sequence[ModelBackend]) -> None:
+    """Wait for any model whose SDK is still loading (`agent/models/_deferred.py`) before the
+    first attempt: loading is not asking, so it spends no attempt's time."""
+    for model in models:
+        ready = getattr(model, "ready", None)
+        if ready is not None:
+            await ready()
 
 
 def _operation(name: str) -> str:

@@ -5,6 +5,8 @@ Importing the anthropic SDK takes a second or more. `open_agent` builds Claude t
 background thread started once the agent is otherwise ready (after any MCP server, so the
 two threads never import the same packages at once), and the first model call waits for
 it (without blocking the event loop, so Ctrl-C still cancels) and then builds the models.
+`ModelCaller` awaits `ready()` before its first attempt, so the import never spends an
+attempt's time (a short AGENT_MODEL_TIMEOUT on a busy machine would otherwise expire in it).
 The thread is not a daemon: a `/quit` typed at once waits for the import to finish rather
 than ending the interpreter in the middle of it.
 """
@@ -12,6 +14,7 @@ than ending the interpreter in the middle of it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import threading
 from collections.abc import Callable, Sequence
@@ -80,6 +83,12 @@ class _Deferred:
     @property
     def name(self) -> str:
         return self._name
+
+    async def ready(self) -> None:
+        """Wait until the real model is built; a failed import is left for `create` to raise,
+        inside an attempt, where error-to-action classifies it."""
+        with contextlib.suppress(Exception):
+            await self._models.model(self._index)
 
     async def create(self, request: ModelRequest) -> Reply:
         return await (await self._models.model(self._index)).create(request)
