@@ -45,6 +45,7 @@ _PATTERNS: tuple[tuple[tuple[str, ...] | str, str], ...] = (
     # A password in a URL's user part: scheme://user:password@host.
     (("://",), r"(://[^/\s:@]{1,64}:)[^@\s/]{1,128}(?=@)"),
     # Header-, JSON- and query-style secrets: "x-api-key: …", "appid=…", '"password": "…"'.
+    # (The trigger runs only after its words are found: `_gate`.)
     (
         r"(?:key|token|secret|pass|pwd|sig|auth|cred|session|app[_-]?id)\w{0,8}[\"']?\s*[:=]",
         rf"((?:{_KEYISH})[\"']?\s*[:=]\s*[\"']?)[^\s&\"',;}}]{{3,}}",
@@ -59,11 +60,16 @@ def _prefixed(text: str) -> bool:
     return "_" in text and ("k_live_" in text or "k_test_" in text or "gh" in text)
 
 
+# Words one of which the keyish trigger needs, tested (fast substring searches) before it
+# scans: a pattern that opens with an alternation is tried at every position of the text.
+_KEYISH_WORDS = ("key", "token", "secret", "pass", "pwd", "sig", "auth", "cred", "session", "app")
+
+
 def _gate(trigger: tuple[str, ...] | str) -> Callable[[str], bool]:
-    """A cheap test for a trigger: substrings, or a pattern."""
+    """A cheap test for a trigger: substrings, or a pattern (behind its words, if it has them)."""
     if isinstance(trigger, str):
         found = re.compile(trigger).search
-        return lambda text: found(text) is not None
+        return lambda text: any(map(text.__contains__, _KEYISH_WORDS)) and found(text) is not None
     return lambda text: any(map(text.__contains__, trigger))
 
 
