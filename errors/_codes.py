@@ -33,10 +33,16 @@ def status_in(text: str, words: Words) -> int | None:
     """The first anchored HTTP error status in the text, if any."""
     if words.words.isdisjoint(_STATUS_WORDS):
         return None
-    colon = {int(code) for code in _BEFORE_COLON.findall(text)}
+    colon: set[int] | None = None  # the codes followed by a colon, read once if ever needed
     for match in _NUMBER.finditer(words.padded):
         code = int(match.group(1))
-        if code in ERROR_STATUSES and (code in colon or _anchored(words.padded, match, code)):
+        if code not in ERROR_STATUSES:
+            continue
+        if _anchored(words.padded, match, code):
+            return code
+        if colon is None:
+            colon = {int(code) for code in _BEFORE_COLON.findall(text)}
+        if code in colon:
             return code
     return None
 
@@ -87,7 +93,7 @@ _GRPC_WORDS = frozenset({"statuscode", "grpc_status"} | set(_vocab_grpc.BY_NAME)
 
 def grpc_signals(words: Words) -> frozenset[Signal]:
     """The signals of the gRPC statuses the text names where it says they are statuses."""
-    if words.words.isdisjoint(_GRPC_WORDS):
+    if words.words.isdisjoint(_GRPC_WORDS) or not _may_name_grpc(words):
         return frozenset()
     found: set[Signal] = set()
     for name, number, node_name in _GRPC.findall(words.padded):
@@ -98,6 +104,15 @@ def grpc_signals(words: Words) -> frozenset[Signal]:
     return frozenset(found)
 
 
+def _may_name_grpc(words: Words) -> bool:
+    """Whether `_GRPC` can match at all: its marker words, or a gRPC number as a word."""
+    padded = words.padded
+    if "statuscode " in padded or "grpc_status " in padded:
+        return True
+    return not words.words.isdisjoint(_GRPC_NUMBERS)
+
+
+_GRPC_NUMBERS = frozenset(str(number) for number in range(1, 17))
 _SQLSTATE = re.compile(r"sqlstate\W{0,3}([0-9a-z]{5})")
 
 

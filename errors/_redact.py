@@ -60,23 +60,37 @@ def _prefixed(text: str) -> bool:
     return "_" in text and ("k_live_" in text or "k_test_" in text or "gh" in text)
 
 
-# Words one of which the keyish trigger needs, tested (fast substring searches) before it
-# scans: a pattern that opens with an alternation is tried at every position of the text.
+# The keyish trigger's label words: one must occur before the trigger can match.
 _KEYISH_WORDS = ("key", "token", "secret", "pass", "pwd", "sig", "auth", "cred", "session", "app")
 
 
 def _gate(trigger: tuple[str, ...] | str) -> Callable[[str], bool]:
-    """A cheap test for a trigger: substrings, or a pattern (behind its words, if it has them)."""
+    """A cheap test for a trigger: substrings, or a pattern (the keyish one)."""
     if isinstance(trigger, str):
-        found = re.compile(trigger).search
-        return lambda text: any(map(text.__contains__, _KEYISH_WORDS)) and found(text) is not None
+        return _keyish(trigger)
     return lambda text: any(map(text.__contains__, trigger))
+
+
+def _keyish(trigger: str) -> Callable[[str], bool]:
+    """The keyish trigger's test. Every match starts with a label word, so the words are looked
+    for first (fast substring searches) and the pattern, which opens with an alternation and so
+    is tried at every position, scans only from the first of them."""
+    found = re.compile(trigger).search
+
+    def triggered(text: str) -> bool:
+        starts = [at for at in map(text.find, _KEYISH_WORDS) if at >= 0]
+        return bool(starts) and found(text, min(starts)) is not None
+
+    return triggered
 
 
 _GATED = (
     (_prefixed, re.compile(_PATTERNS[0][1])),
     *((_gate(trigger), re.compile(pattern)) for trigger, pattern in _PATTERNS[1:]),
 )
+# Every pattern but the prefixed keys and bearer/basic credentials needs a ":" or an "=" (a
+# header, a URL's scheme, a JSON key, a query parameter); a text with neither skips them.
+_UNSIGNED = (_GATED[0], _GATED[2])
 _ANY_CASE = re.compile("|".join(pattern for _, pattern in _PATTERNS), re.IGNORECASE)
 
 _registered: set[str] = set()
@@ -125,7 +139,7 @@ def redact(text: str) -> str:
 def _secret_spans(lowered: str) -> list[tuple[int, int]]:
     """(start, end) of every secret the patterns find: the part after each label."""
     spans = []
-    for triggered, pattern in _GATED:
+    for triggered, pattern in _GATED if ":" in lowered or "=" in lowered else _UNSIGNED:
         if triggered(lowered):
             spans += [(m.end(1), m.end()) for m in pattern.finditer(lowered)]
     return spans

@@ -59,7 +59,7 @@ def hint_from_text(text: str, now: datetime | None = None) -> float | None:
     """The same hint, found in the words of an error: "429 … Retry-After: 30", "retry after 34",
     "Please try again in 9.816s", "try again tomorrow"."""
     lowered = text.lower()
-    if not any(trigger in lowered for trigger in _TRIGGERS):
+    if not any(map(lowered.__contains__, _TRIGGERS)):
         return None
     for hint in (_header_hint(text, now), _word_hint(text)):
         if hint is not None:
