@@ -78,8 +78,10 @@ def _keyish(trigger: str) -> Callable[[str], bool]:
     found = re.compile(trigger).search
 
     def triggered(text: str) -> bool:
-        starts = [at for at in map(text.find, _KEYISH_WORDS) if at >= 0]
-        return bool(starts) and found(text, min(starts)) is not None
+        if not any(map(text.__contains__, _KEYISH_WORDS)):  # the common case, decided in C
+            return False
+        start = min(at for at in map(text.find, _KEYISH_WORDS) if at >= 0)
+        return found(text, start) is not None
 
     return triggered
 
