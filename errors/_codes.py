@@ -20,7 +20,9 @@ from errors._vocab_http import ERROR_STATUSES, OWN_PHRASES
 __all__ = ["errno_signals", "grpc_signals", "sqlstate_signals", "status_in"]
 
 _STATUS_WORDS = frozenset(str(code) for code in ERROR_STATUSES)
-_NUMBER = re.compile(r"(?<= )([45]\d\d)(?= )")
+# The leading space is matched, not looked behind at: a pattern that opens with a literal is
+# searched for quickly; the code is group 1 (the trailing space stays for the next match).
+_NUMBER = re.compile(r" ([45]\d\d)(?= )")
 _BEFORE_COLON = re.compile(r"(?<![\d.:\]])\b([45]\d\d):\s")
 _ANCHORS = frozenset(
     {"http", "https", "status", "statuscode", "status_code", "httpstatuscode", "code", "cod"}
@@ -49,7 +51,8 @@ def status_in(text: str, words: Words) -> int | None:
 
 def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     """Whether the words around the number say it is a status."""
-    before = padded[max(0, match.start() - 48) : match.start()].split()
+    start = match.start(1)
+    before = padded[max(0, start - 48) : start].split()
     if not before or before[-1] in _ANCHORS or before[-1].endswith("error"):
         return True
     if "http" in before[-3:]:  # "HTTP/1.1 503", "HTTP/2 429"

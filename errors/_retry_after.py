@@ -61,10 +61,11 @@ def hint_from_text(text: str, now: datetime | None = None) -> float | None:
     lowered = text.lower()
     if not any(map(lowered.__contains__, _TRIGGERS)):
         return None
-    for hint in (_header_hint(text, now), _word_hint(text)):
-        if hint is not None:
-            return hint
-    return _period_hint(text, now)
+    # The header's pattern needs the (ASCII) words "retry-after", in any case: look first.
+    hint = _header_hint(text, now) if "retry-after" in lowered else None
+    if hint is None:
+        hint = _word_hint(text)
+    return hint if hint is not None else _period_hint(text, now)
 
 
 def _header_hint(text: str, now: datetime | None) -> float | None:
