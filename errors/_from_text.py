@@ -91,13 +91,10 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
 
 def primary(signals: frozenset[Signal], status: int | None) -> Signal:
     """The one signal that names the record."""
-    ranked = signals & _RANK.keys()
-    if ranked:
-        return min(ranked, key=_RANK.__getitem__)
+    for signal in _PRECEDENCE:
+        if signal in signals:
+            return signal
     return Signal.STATUS if status is not None else Signal.UNKNOWN
-
-
-_RANK = {signal: rank for rank, signal in enumerate(_PRECEDENCE)}  # lower: more telling
 
 
 def _status(text: str, words: Words, found: list[Term], upstream: str | None) -> int | None:

@@ -18,8 +18,6 @@ _ERROR_CODE = re.compile(
     r"\bE(?:CONN\w+|TIMEDOUT|NOTFOUND|HOSTUNREACH|NETUNREACH|PIPE|AI_AGAIN|ADDR\w+)\b"
 )
 _DOMAIN = re.compile(r"\.(?:com|org|net|io|dev|ai|app|co|in)\b")
-# How each of `_DOMAIN`'s endings starts: without any, it cannot match.
-_DOMAIN_STARTS = (".co", ".org", ".net", ".io", ".dev", ".ai", ".app", ".in")
 _VAGUE = re.compile(
     r"error (?:has )?occurred|something went wrong|unexpected error|\[object object\]"
 )
@@ -45,10 +43,9 @@ def _url(sentence: str) -> bool:
         return False
     if "://" in sentence or "www." in sentence:
         return True
-    if any(map(sentence.__contains__, _DOMAIN_STARTS)):
-        for domain in _DOMAIN.finditer(sentence):
-            if _wordish(sentence, domain.start() - 1):
-                return True
+    for domain in _DOMAIN.finditer(sentence):
+        if _wordish(sentence, domain.start() - 1):
+            return True
     at = sentence.find("/")
     while at > 0:
         if _wordish(sentence, at - 1) and _wordish(sentence, at + 1) and not _scoped(sentence, at):

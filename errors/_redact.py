@@ -45,7 +45,6 @@ _PATTERNS: tuple[tuple[tuple[str, ...] | str, str], ...] = (
     # A password in a URL's user part: scheme://user:password@host.
     (("://",), r"(://[^/\s:@]{1,64}:)[^@\s/]{1,128}(?=@)"),
     # Header-, JSON- and query-style secrets: "x-api-key: …", "appid=…", '"password": "…"'.
-    # (The trigger runs only after its words are found: `_gate`.)
     (
         r"(?:key|token|secret|pass|pwd|sig|auth|cred|session|app[_-]?id)\w{0,8}[\"']?\s*[:=]",
         rf"((?:{_KEYISH})[\"']?\s*[:=]\s*[\"']?)[^\s&\"',;}}]{{3,}}",
@@ -60,30 +59,12 @@ def _prefixed(text: str) -> bool:
     return "_" in text and ("k_live_" in text or "k_test_" in text or "gh" in text)
 
 
-# The keyish trigger's label words: one must occur before the trigger can match.
-_KEYISH_WORDS = ("key", "token", "secret", "pass", "pwd", "sig", "auth", "cred", "session", "app")
-
-
 def _gate(trigger: tuple[str, ...] | str) -> Callable[[str], bool]:
-    """A cheap test for a trigger: substrings, or a pattern (the keyish one)."""
+    """A cheap test for a trigger: substrings, or a pattern."""
     if isinstance(trigger, str):
-        return _keyish(trigger)
+        found = re.compile(trigger).search
+        return lambda text: found(text) is not None
     return lambda text: any(map(text.__contains__, trigger))
-
-
-def _keyish(trigger: str) -> Callable[[str], bool]:
-    """The keyish trigger's test. Every match starts with a label word, so the words are looked
-    for first (fast substring searches) and the pattern, which opens with an alternation and so
-    is tried at every position, scans only from the first of them."""
-    found = re.compile(trigger).search
-
-    def triggered(text: str) -> bool:
-        if not any(map(text.__contains__, _KEYISH_WORDS)):  # the common case, decided in C
-            return False
-        start = min(at for at in map(text.find, _KEYISH_WORDS) if at >= 0)
-        return found(text, start) is not None
-
-    return triggered
 
 
 _GATED = (

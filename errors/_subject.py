@@ -25,12 +25,8 @@ _VAGUE = re.compile(
     r"(?i)\b(?:an? )?(?:unexpected |unknown )?error (?:has )?occurred(?: while)?"
     r"|something went wrong(?: (?:in|with|while))?"
 )
-# Anything that may make an operation technical; an operation without any is plain words:
-# a character, a word or a capitalised code, each looked for on its own (one pattern with all
-# three would be tried at every position of the text).
-_SUSPECT_CHARS = re.compile(r"[\d_/:<>{}\[\]()|`\\=$%^*~@#.]")
-_SUSPECT_WORDS = ("rror", "xception", "Trace")
-_SUSPECT_CODE = re.compile(r"E[A-Z]{4}")
+# Anything that may make an operation technical; an operation without any is plain words.
+_SUSPECT = re.compile(r"[\d_/:<>{}\[\]()|`\\=$%^*~@#.]|rror|xception|Trace|E[A-Z]{4}")
 _TECHNICAL = re.compile(
     r"://|^www\.|[{}<>\[\]|`\\=$%^*~_]|(?:Error|Exception)$|^Traceback|^E[A-Z]{4,}$"
     r"|^0x[0-9a-fA-F]+|\.(?:com|org|net|io|dev|ai|app|co|in)$|\w/\w"
@@ -56,18 +52,9 @@ def subject_of(operation: str) -> str:
 def subject_from(operation: str) -> str:
     """The same, for an operation already cut and redacted (`clean_text`)."""
     text = _VAGUE.sub(" ", operation) if "rror" in operation or "wrong" in operation else operation
-    words = _kept(text.split()) if _suspect(text) else _plain(text)
+    words = _kept(text.split()) if _SUSPECT.search(text) else _plain(text)
     phrase = _shorten(words, MAX_SUBJECT)
     return phrase[:1].upper() + phrase[1:] if phrase else FALLBACK_SUBJECT
-
-
-def _suspect(text: str) -> bool:
-    """Whether anything in `text` may make it technical (else it is plain words)."""
-    return (
-        _SUSPECT_CHARS.search(text) is not None
-        or any(map(text.__contains__, _SUSPECT_WORDS))
-        or _SUSPECT_CODE.search(text) is not None
-    )
 
 
 def _plain(text: str) -> list[str]:
