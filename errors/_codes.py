@@ -20,7 +20,9 @@ from errors._vocab_http import ERROR_STATUSES, OWN_PHRASES
 __all__ = ["errno_signals", "grpc_signals", "sqlstate_signals", "status_in"]
 
 _STATUS_WORDS = frozenset(str(code) for code in ERROR_STATUSES)
-_NUMBER = re.compile(r"(?<= )([45]\d\d)(?= )")
+# The leading space is matched, not looked behind at: a pattern that opens with a literal is
+# searched for quickly; the code is group 1 (the trailing space stays for the next match).
+_NUMBER = re.compile(r" ([45]\d\d)(?= )")
 _BEFORE_COLON = re.compile(r"(?<![\d.:\]])\b([45]\d\d):\s")
 _ANCHORS = frozenset(
     {"http", "https", "status", "statuscode", "status_code", "httpstatuscode", "code", "cod"}
@@ -33,17 +35,24 @@ def status_in(text: str, words: Words) -> int | None:
     """The first anchored HTTP error status in the text, if any."""
     if words.words.isdisjoint(_STATUS_WORDS):
         return None
-    colon = {int(code) for code in _BEFORE_COLON.findall(text)}
+    colon: set[int] | None = None  # the codes followed by a colon, read once if ever needed
     for match in _NUMBER.finditer(words.padded):
         code = int(match.group(1))
-        if code in ERROR_STATUSES and (code in colon or _anchored(words.padded, match, code)):
+        if code not in ERROR_STATUSES:
+            continue
+        if _anchored(words.padded, match, code):
+            return code
+        if colon is None:
+            colon = {int(code) for code in _BEFORE_COLON.findall(text)}
+        if code in colon:
             return code
     return None
 
 
 def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     """Whether the words around the number say it is a status."""
-    before = padded[max(0, match.start() - 48) : match.start()].split()
+    start = match.start(1)
+    before = padded[max(0, start - 48) : start].split()
     if not before or before[-1] in _ANCHORS or before[-1].endswith("error"):
         return True
     if "http" in before[-3:]:  # "HTTP/1.1 503", "HTTP/2 429"
@@ -87,7 +96,7 @@ _GRPC_WORDS = frozenset({"statuscode", "grpc_status"} | set(_vocab_grpc.BY_NAME)
 
 def grpc_signals(words: Words) -> frozenset[Signal]:
     """The signals of the gRPC statuses the text names where it says they are statuses."""
-    if words.words.isdisjoint(_GRPC_WORDS):
+    if words.words.isdisjoint(_GRPC_WORDS) or not _may_name_grpc(words):
         return frozenset()
     found: set[Signal] = set()
     for name, number, node_name in _GRPC.findall(words.padded):
@@ -98,6 +107,15 @@ def grpc_signals(words: Words) -> frozenset[Signal]:
     return frozenset(found)
 
 
+def _may_name_grpc(words: Words) -> bool:
+    """Whether `_GRPC` can match at all: its marker words, or a gRPC number as a word."""
+    padded = words.padded
+    if "statuscode " in padded or "grpc_status " in padded:
+        return True
+    return not words.words.isdisjoint(_GRPC_NUMBERS)
+
+
+_GRPC_NUMBERS = frozenset(str(number) for number in range(1, 17))
 _SQLSTATE = re.compile(r"sqlstate\W{0,3}([0-9a-z]{5})")
 
 

@@ -116,5 +116,7 @@ def cut(text: str) -> str:
 
 def clean_text(text: str) -> str:
     """`text` capped to its head and tail, without control characters, secrets redacted."""
-    text = _CONTROL.sub(" ", cut(text))
+    text = cut(text)
+    if not text.isprintable():  # every control character is unprintable: most texts skip this
+        text = _CONTROL.sub(" ", text)
     return redact(" ".join(text.split()))

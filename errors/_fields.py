@@ -15,25 +15,40 @@ __all__ = ["field_in"]
 
 _MISSING = "is missing", "send it again with that value filled in"
 _NULL = "is empty", "send it again with a value"
-# Over the lower-cased text; the name is then taken, as written, from the original.
-_PATTERNS: tuple[tuple[re.Pattern[str], tuple[str, str]], ...] = (
-    (re.compile(r"['\"](?P<name>\w+)['\"] is a required property"), _MISSING),
-    (re.compile(r"(?P<name>[\w.]+) field required \[type=missing"), _MISSING),
+# Over the lower-cased text; the name is then taken, as written, from the original. Each row
+# starts with words its pattern cannot match without: a substring test is far cheaper than a
+# pattern that opens with a character class (tried at every position), so most rows are
+# passed over without a scan.
+_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, str]], ...] = (
     (
+        " is a required property",
+        re.compile(r"['\"](?P<name>\w+)['\"] is a required property"),
+        _MISSING,
+    ),
+    (
+        " field required [type=missing",
+        re.compile(r"(?P<name>[\w.]+) field required \[type=missing"),
+        _MISSING,
+    ),
+    (
+        "parameter ",
         re.compile(r"\bparameter '?(?P<name>\w+)'? (?:is )?(?:not provided|missing|is required)"),
         _MISSING,
     ),
     (
+        "missing required ",
         re.compile(r"missing required (?:field|parameter|property|argument)s?:? '?(?P<name>\w+)"),
         _MISSING,
     ),
-    (re.compile(r"(?:field )?['\"](?P<name>\w+)['\"] is required"), _MISSING),
+    (" is required", re.compile(r"(?:field )?['\"](?P<name>\w+)['\"] is required"), _MISSING),
     # JSON Schema on a null: "None is not of type 'string'" … "On instance['units']"
     (
+        "none is not of type '",
         re.compile(r"\bnone is not of type '\w+'.{0,200}?on instance\[['\"](?P<name>\w+)['\"]\]"),
         _NULL,
     ),
     (
+        " input should be a valid ",
         re.compile(
             r"(?P<name>[\w.]+) input should be a valid (?P<kind>string|integer|number|boolean)"
         ),
@@ -49,8 +64,8 @@ def field_in(text: str) -> tuple[str, str, str] | None:
     """(field, problem, fix) for the first input the text names as invalid, or None."""
     lowered = text.lower()
     same_places = len(lowered) == len(text)
-    for pattern, (problem, fix) in _PATTERNS:
-        match = pattern.search(lowered)
+    for needed, pattern, (problem, fix) in _PATTERNS:
+        match = pattern.search(lowered) if needed in lowered else None
         if match is None:
             continue
         written = text[match.start("name") : match.end("name")] if same_places else match["name"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from operator import attrgetter
 
 from errors import _codes, _lexicon, _vocab_api, _vocab_grpc
 from errors._facts import Facts, Period, Signal
@@ -52,6 +53,12 @@ _PRECEDENCE = (
 )
 
 
+_NOT_A_SIGNAL = frozenset({Signal.STATUS})  # a status is read as a number, not from words
+_COUNTED = frozenset({Signal.RATE_LIMIT, Signal.QUOTA})  # the signals that count over a period
+# A found term's flags and status, read in C (`map`), not in a generator: this runs per text.
+_CONNECT, _BILLING, _STATUS = attrgetter("connect"), attrgetter("billing"), attrgetter("status")
+
+
 def facts_from_text(text: str, now: datetime | None = None, context: str = "") -> Facts:
     """The facts of a cleaned error text."""
     words = _lexicon.read(text)
@@ -59,10 +66,10 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
     errno_found, errno_connect = _codes.errno_signals(text, words)
     signals = _lexicon.signals(found) | errno_found | _codes.grpc_signals(words)
     signals |= _codes.sqlstate_signals(text, words)
-    signals -= {Signal.STATUS}
+    signals -= _NOT_A_SIGNAL
     upstream_type = _upstream_type(text, words, found)
     status = _status(text, words, found, upstream_type)
-    period = period_in(words) if signals & {Signal.RATE_LIMIT, Signal.QUOTA} else None
+    period = None if signals.isdisjoint(_COUNTED) else period_in(words)
     field = field_in(text) if Signal.INVALID_INPUT in signals else None
     return Facts(
         primary(signals, status),
@@ -70,10 +77,10 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
         status=status,
         upstream_type=upstream_type,
         hint_s=_hint(text, words, period, now),
-        connect_phase=errno_connect or any(t.connect for t in found),
+        connect_phase=errno_connect or any(map(_CONNECT, found)),
         signals=signals,
         period=period,
-        billing=any(t.billing for t in found),
+        billing=any(map(_BILLING, found)),
         field=field and field[0],
         problem=field and field[1],
         fix=field and field[2],
@@ -94,7 +101,7 @@ def _status(text: str, words: Words, found: list[Term], upstream: str | None) ->
     """The status the text states, or the one its reason phrase or error type stands for."""
     status = _codes.status_in(text, words)
     if status is None:
-        status = next((t.status for t in found if t.status), None)
+        status = next(filter(None, map(_STATUS, found)), None)
     if status is None and upstream is not None:
         status = STATUS_OF_TYPE.get(upstream.lower())
     return status

@@ -72,12 +72,21 @@ def _exception_name(s: str) -> bool:
     )
 
 
+# A word each vague wording needs: without any, `_VAGUE` cannot match.
+_VAGUE_WORDS = ("occurred", "wrong", "unexpected", "[object")
+
+
+def _vague(s: str) -> bool:
+    lowered = s.lower()
+    return any(map(lowered.__contains__, _VAGUE_WORDS)) and bool(_VAGUE.search(lowered))
+
+
 _CHECKS: tuple[tuple[Callable[[str], object], str], ...] = (
     (_status_code, "a status code"),
     (_exception_name, "an exception name"),
     (lambda s: "E" in s and _ERROR_CODE.search(s), "an error code"),
     (_url, "a URL"),
-    (lambda s: _VAGUE.search(s.lower()), "a vague non-message"),
+    (_vague, "a vague non-message"),
     (_SENTENCES.search, "more than one sentence"),
     (_MARKUP.search, "markup or a line break"),
 )

@@ -71,6 +71,9 @@ _GATED = (
     (_prefixed, re.compile(_PATTERNS[0][1])),
     *((_gate(trigger), re.compile(pattern)) for trigger, pattern in _PATTERNS[1:]),
 )
+# Every pattern but the prefixed keys and bearer/basic credentials needs a ":" or an "=" (a
+# header, a URL's scheme, a JSON key, a query parameter); a text with neither skips them.
+_UNSIGNED = (_GATED[0], _GATED[2])
 _ANY_CASE = re.compile("|".join(pattern for _, pattern in _PATTERNS), re.IGNORECASE)
 
 _registered: set[str] = set()
@@ -119,7 +122,7 @@ def redact(text: str) -> str:
 def _secret_spans(lowered: str) -> list[tuple[int, int]]:
     """(start, end) of every secret the patterns find: the part after each label."""
     spans = []
-    for triggered, pattern in _GATED:
+    for triggered, pattern in _GATED if ":" in lowered or "=" in lowered else _UNSIGNED:
         if triggered(lowered):
             spans += [(m.end(1), m.end()) for m in pattern.finditer(lowered)]
     return spans

@@ -42,6 +42,10 @@ _WORD_PERIOD = re.compile(
     r"(?i)(?:try again|retry) (?:in|within) (?:a|an|one) (minute|hour)\b"
     r"|(?:in|within) the next (hour|minute)\b|try again (tomorrow)\b"
 )
+_TWINS = {
+    pattern: re.compile(pattern.pattern.removeprefix("(?i)"))
+    for pattern in (_WORD_HINT, _WORD_PERIOD)
+}
 _TRIGGERS = ("retry", "again", "tomorrow")
 
 
@@ -58,12 +62,13 @@ def hint_from_text(text: str, now: datetime | None = None) -> float | None:
     """The same hint, found in the words of an error: "429 … Retry-After: 30", "retry after 34",
     "Please try again in 9.816s", "try again tomorrow"."""
     lowered = text.lower()
-    if not any(trigger in lowered for trigger in _TRIGGERS):
+    if not any(map(lowered.__contains__, _TRIGGERS)):
         return None
-    for hint in (_header_hint(text, now), _word_hint(text)):
-        if hint is not None:
-            return hint
-    return _period_hint(text, now)
+    # The header's pattern needs the (ASCII) words "retry-after", in any case: look first.
+    hint = _header_hint(text, now) if "retry-after" in lowered else None
+    if hint is None:
+        hint = _word_hint(text, lowered)
+    return hint if hint is not None else _period_hint(text, lowered, now)
 
 
 def _header_hint(text: str, now: datetime | None) -> float | None:
@@ -76,8 +81,21 @@ def _header_hint(text: str, now: datetime | None) -> float | None:
     return _seconds(match.group(2), now)
 
 
-def _word_hint(text: str) -> float | None:
-    match = _WORD_HINT.search(text)
+def _search(pattern: re.Pattern[str], text: str, lowered: str) -> re.Match[str] | None:
+    """`pattern` (written in lower case, with `(?i)`) searched for in `text`.
+
+    On ASCII text its twin without `(?i)` searches the lower-cased text instead: the same
+    matches, with their words in lower case (which every caller lower-cases anyway), found
+    several times faster, since a pattern that heeds case is searched for by its first letters.
+    (Beyond ASCII, `(?i)` also equates letters such as "ſ" and "s" that lower-casing does not.)
+    """
+    if text.isascii():
+        return _TWINS[pattern].search(lowered)
+    return pattern.search(text)
+
+
+def _word_hint(text: str, lowered: str) -> float | None:
+    match = _search(_WORD_HINT, text, lowered)
     if match is None:
         return None
     value, _, number, unit = match.groups()
@@ -93,8 +111,8 @@ def _scale(unit: str) -> float:
     return {"m": 60.0, "h": 3600.0}.get(unit[0], 1.0)
 
 
-def _period_hint(text: str, now: datetime | None) -> float | None:
-    match = _WORD_PERIOD.search(text)
+def _period_hint(text: str, lowered: str, now: datetime | None) -> float | None:
+    match = _search(_WORD_PERIOD, text, lowered)
     if match is None:
         return None
     word = next(group for group in match.groups() if group).lower()

@@ -21,7 +21,10 @@ class Action(StrEnum):
     @property
     def retries(self) -> bool:
         """Whether this action sends the same request again (and so is `retryable`)."""
-        return self in {Action.RETRY, Action.WAIT}
+        return self in _RETRYING
+
+
+_RETRYING = frozenset({Action.RETRY, Action.WAIT})
 
 
 class ErrorAction(BaseModel):
@@ -43,8 +46,8 @@ class ErrorAction(BaseModel):
         return self
 
     def to_json(self) -> str:
-        """The skill's JSON object, on one line."""
-        return self.model_dump_json()
+        """The skill's JSON object, on one line (`model_dump_json`'s, without its wrapper)."""
+        return _SERIALIZE(self).decode()
 
     def log_fields(self) -> dict[str, str | bool]:
         """The fields every failure's log event carries: never the user message, never the body."""
@@ -54,3 +57,6 @@ class ErrorAction(BaseModel):
             "retryable": self.retryable,
             "developer_note": self.developer_note,
         }
+
+
+_SERIALIZE = ErrorAction.__pydantic_serializer__.to_json

@@ -41,6 +41,7 @@ _CONNECTORS = frozenset(
 )
 _OPEN = "\"'“‘(«"
 _CLOSE = ".,;:!?\"'”’)»…"
+_PUNCTUATED = re.compile(f"[{re.escape(_OPEN + _CLOSE)}]")
 
 
 def subject_of(operation: str) -> str:
@@ -51,14 +52,22 @@ def subject_of(operation: str) -> str:
 def subject_from(operation: str) -> str:
     """The same, for an operation already cut and redacted (`clean_text`)."""
     text = _VAGUE.sub(" ", operation) if "rror" in operation or "wrong" in operation else operation
-    words = _kept(text.split()) if _SUSPECT.search(text) else _plain(text.split())
+    words = _kept(text.split()) if _SUSPECT.search(text) else _plain(text)
     phrase = _shorten(words, MAX_SUBJECT)
     return phrase[:1].upper() + phrase[1:] if phrase else FALLBACK_SUBJECT
 
 
-def _plain(tokens: list[str]) -> list[str]:
+def _plain(text: str) -> list[str]:
     """Plain words: only their surrounding punctuation goes."""
-    return [word for word in (token.strip(_OPEN).rstrip(_CLOSE) for token in tokens) if word]
+    tokens = text.split()
+    if not _PUNCTUATED.search(text):
+        return tokens  # nothing to strip (the common case: an operation in plain words)
+    words = []
+    for token in tokens:  # a plain loop: cheaper than a generator inside a comprehension
+        word = token.strip(_OPEN).rstrip(_CLOSE)
+        if word:
+            words.append(word)
+    return words
 
 
 def _kept(tokens: list[str]) -> list[str]:

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from errors._facts import Signal
 
-__all__ = ["SEPARATORS", "Term", "normalise", "term"]
+__all__ = ["ASCII_SEPARATORS", "SEPARATORS", "Term", "normalise", "term"]
 
 
 class Term(NamedTuple):
@@ -31,10 +31,13 @@ def term(
     return Term(normalise(phrase), signal, why, connect, billing)
 
 
+_ASCII = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~\t\n\r\x0b\x0c"
 SEPARATORS = str.maketrans(
-    dict.fromkeys("!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~\t\n\r\x0b\x0c", " ")
-    | {"\u2018": " ", "\u2019": " ", "\u201c": " ", "\u201d": " "}
+    dict.fromkeys(_ASCII, " ") | {"\u2018": " ", "\u2019": " ", "\u201c": " ", "\u201d": " "}
 )
+# The same table for ASCII text as bytes: `bytes.translate` is several times faster than
+# `str.translate` with a dict, and most error texts are ASCII.
+ASCII_SEPARATORS = bytes.maketrans(_ASCII.encode(), b" " * len(_ASCII))
 
 
 def normalise(text: str) -> str:

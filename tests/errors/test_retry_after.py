@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
 
 from errors._retry_after import (
+    _TWINS,
     MAX_WAIT_S,
     MIN_WAIT_S,
     clamp_wait,
@@ -58,3 +60,27 @@ def test_hint_from_text(text: str, seconds: float | None) -> None:
 def test_clamp(hint: float, wait: float) -> None:
     """Zero is not a hot loop and an hour is not an hour of sleep."""
     assert clamp_wait(hint) == wait
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("Please TRY AGAIN IN 20 Seconds", 20.0),
+        ("RETRY_AFTER: 7", 7.0),
+        ("Retry In 1500MS", 1.5),
+        ("TRY AGAIN IN ONE MINUTE", 60.0),
+        ("try again in 20 ſeconds", 20.0),  # beyond ASCII: the case-blind pattern itself
+    ],
+)
+def test_any_case_gives_the_same_hint(text: str, seconds: float) -> None:
+    """ASCII text is searched lower-cased by the patterns' case-sensitive twins: any case reads."""
+    assert hint_from_text(text, NOW) == seconds
+
+
+def test_the_ascii_twins_are_the_case_blind_patterns_in_lower_case() -> None:
+    """The twins match exactly what the `(?i)` patterns match on ASCII text only while those are
+    written in lower case."""
+    for pattern, twin in _TWINS.items():
+        assert pattern.flags & re.IGNORECASE
+        assert not twin.flags & re.IGNORECASE
+        assert twin.pattern == pattern.pattern.removeprefix("(?i)") == twin.pattern.lower()
