@@ -84,10 +84,12 @@ def read(text: str) -> Words:
 
 
 def find(words: Words) -> list[Term]:
-    """Every term whose words occur in the text, as whole words."""
+    """Every term whose words occur in the text, as whole words, in the order their anchor
+    words first occur (a set's order would change with the hash seed, and with it which of
+    two reason phrases names the status)."""
     found: list[Term] = []
     padded = words.padded
-    for anchor in words.words & _ANCHORS:
+    for anchor in sorted(words.words & _ANCHORS, key=lambda word: (padded.find(word), word)):
         single, phrases = _INDEX[anchor]
         found += single
         for phrase, candidate in phrases:  # a plain loop: most anchors have no phrase

@@ -1,6 +1,11 @@
-"""The project's own exceptions are read with their words, as a raw error text would be."""
+"""The project's own exceptions are read with their words, as a raw error text would be;
+the same words get the same reading in every process."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 from errors import OwnFault, ToolError, UpstreamStatus, classify
 
@@ -42,3 +47,22 @@ def test_a_plain_tool_error_is_read_by_its_words() -> None:
     """A ToolError of no particular kind is classified by what it says."""
     result = classify(ToolError("quota exceeded for this month (402)"), "running a tool").result
     assert (result.error_type, result.action) == ("quota_exhausted", "escalate")
+
+
+def test_the_same_text_gets_the_same_status_whatever_the_hash_seed() -> None:
+    """Two reason phrases in one text: the first named gives the status, in every process."""
+    code = (
+        "from errors import classify;"
+        "print(classify('proxy said Bad Gateway, then Bad Request', 'x').facts.status)"
+    )
+    seen = {
+        subprocess.run(  # noqa: S603 - this interpreter, a fixed script
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in range(6)
+    }
+    assert seen == {"502"}
