@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from agent.explain import LlmMode
     from agent.settings import Settings
     from tools.mcp import McpServer
 
@@ -321,7 +322,7 @@ def _run_explain(args: argparse.Namespace, io: Streams) -> int:
     return _command(args, io, lambda settings: _explain(settings, io, llm=args.llm))
 
 
-def _explain(settings: Settings, io: Streams, *, llm: bool) -> int:
+def _explain(settings: Settings, io: Streams, *, llm: LlmMode | None) -> int:
     from agent.explain import run
 
     return run(settings, io.stdin, io.stdout, io.stderr, llm=llm)

@@ -115,9 +115,12 @@ class Conversation:
         self._messages.clear()
         self._reported_tokens = 0
 
-    def note_usage(self, input_tokens: int) -> None:
-        """The API's count of the tokens in the last request made on this history."""
-        self._reported_tokens = max(0, input_tokens)
+    def note_usage(self, input_tokens: int, *, overhead_chars: int = 0) -> None:
+        """The API's count of the tokens in the last request made on this history, less the
+        part no trimming can shrink (the system prompt and the tool definitions, estimated
+        from `overhead_chars`): a large MCP toolset must not push every turn out."""
+        overhead = overhead_chars // CHARS_PER_TOKEN
+        self._reported_tokens = max(0, input_tokens - overhead)
 
     def tokens(self) -> int:
         """The history's size in tokens, estimated (see the module's doc)."""

@@ -18,6 +18,7 @@ The turn runs in a `Conversation.turn()` scope: only an answered turn commits wh
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING
 
 import structlog
@@ -149,6 +150,7 @@ class Turn:
         )
         self._timeline: list[Attempt] = []
         self._results: list[ToolResultBlockParam] = []
+        self._a_call_failed = False  # a call that ran failed (calls refused unrun do not count)
         self._calls = 0
         self._trimmed = False  # earlier turns were dropped, by the budget or after a refusal
 
@@ -231,7 +233,8 @@ class Turn:
             on_text=self._on_text,
         )
         reply = await self._caller.create(request, self._timeline, deadline=self._deadline)
-        self._conversation.note_usage(reply.usage.input_tokens)
+        overhead = len(json.dumps(request.tools, default=str)) + len(request.system)
+        self._conversation.note_usage(reply.usage.input_tokens, overhead_chars=overhead)
         return reply
 
     async def _paused(self, reply: Reply) -> Answer | None:
@@ -249,14 +252,14 @@ class Turn:
         done = await self._tools.run(fan.run, deadline=self._deadline)
         results = fan.results(done.results)
         self._timeline.extend(done.attempts)
+        self._a_call_failed |= any(result.get("is_error") for result in done.results)
         self._results.extend(results)
         self._conversation.add_tool_results(results)
         return await self._wrap_up() if self._tools.stuck else None
 
     async def _wrap_up(self) -> Answer:
         """Out of rounds, or stuck on a failing call: one last call, with tools off."""
-        failed = any(result.get("is_error") for result in self._results)
-        record = _bounded(self._calls, self._tools.stuck, failed, self._limits)
+        record = _bounded(self._calls, self._tools.stuck, self._a_call_failed, self._limits)
         log.warning(
             "agent.turn_bounded",
             rounds=self._calls,

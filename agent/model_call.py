@@ -12,6 +12,8 @@ attempt, so the retried answer starts on a line of its own.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -141,7 +143,7 @@ class ModelCaller:
         self, request: ModelRequest, timeline: list[Attempt], *, deadline: Deadline | None = None
     ) -> Reply:
         """One reply, or `ModelUnavailable` once no model is worth asking again."""
-        await _loaded(self.models)
+        await _loaded(self.models, deadline)
         sources = [_source(model, request) for model in self.models]
         with spans.chat(self.name, request.max_tokens) as span:
             outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
@@ -159,13 +161,17 @@ class ModelCaller:
             await model.aclose()
 
 
-async def _loaded(models: Sequence[ModelBackend]) -> None:
+async def _loaded(models: Sequence[ModelBackend], deadline: Deadline | None) -> None:
     """Wait for any model whose SDK is still loading (`agent/models/_deferred.py`) before the
-    first attempt: loading is not asking, so it spends no attempt's time."""
-    for model in models:
-        ready = getattr(model, "ready", None)
-        if ready is not None:
-            await ready()
+    first attempt: loading is not asking, so it spends no attempt's time, only the turn's (a
+    load still going when that runs out is left to the engine, which reports the deadline)."""
+    waits = [ready() for model in models if (ready := getattr(model, "ready", None))]
+    if not waits:
+        return
+    limit = None if deadline is None else max(0.0, deadline.remaining())
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(limit):
+            await asyncio.gather(*waits)
 
 
 def _operation(name: str) -> str:

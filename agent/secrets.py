@@ -27,10 +27,11 @@ from collections.abc import Callable, Iterator, Mapping
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from agent.settings import Settings
+from errors._redact import MIN_SECRET_LENGTH
 
 __all__ = ["MIN_LENGTH", "SECRET_SUFFIXES", "configured_secrets", "register_configured_secrets"]
 
-MIN_LENGTH = 6
+MIN_LENGTH = MIN_SECRET_LENGTH  # the redactor's own floor: registering shorter would do nothing
 SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 

@@ -226,15 +226,24 @@ def _status_facts(error: BaseException, names: list[str], now: datetime | None) 
 
 def _botocore_facts(response: Mapping[str, Any]) -> dict[str, Any]:
     """botocore's ClientError: `response["Error"]["Code"]` and the HTTP status."""
-    error_part = response.get("Error") or {}
-    meta = response.get("ResponseMetadata") or {}
-    status = meta.get("HTTPStatusCode")
+    error_part = _mapping(response.get("Error"))
+    meta = _mapping(response.get("ResponseMetadata"))
+    status, code, request_id = (
+        meta.get("HTTPStatusCode"),
+        error_part.get("Code"),
+        meta.get("RequestId"),
+    )
     facts = {
-        "upstream_type": error_part.get("Code"),
+        "upstream_type": code if isinstance(code, str) else None,
         "status": status if isinstance(status, int) and status >= 400 else None,
-        "request_id": meta.get("RequestId"),
+        "request_id": request_id if isinstance(request_id, str) else None,
     }
     return {k: v for k, v in facts.items() if v is not None}
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    """`value` if it is a mapping (a `response` dict of any shape may carry anything), else {}."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def _status_of(error: BaseException, response: object) -> int | None:

@@ -10,7 +10,7 @@ size of the vocabulary, so adding a vocabulary costs next to nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from errors import (
@@ -60,6 +60,7 @@ def _index(terms: Iterable[Term]) -> dict[str, _Entry]:
 
 
 _INDEX = _index(TERMS)
+_RANK = {id(term): rank for rank, term in enumerate(TERMS)}
 _ANCHORS = frozenset(_INDEX)
 
 
@@ -84,18 +85,25 @@ def read(text: str) -> Words:
 
 
 def find(words: Words) -> list[Term]:
-    """Every term whose words occur in the text, as whole words, in the order their anchor
-    words first occur (a set's order would change with the hash seed, and with it which of
-    two reason phrases names the status)."""
-    found: list[Term] = []
+    """Every term whose words occur in the text, as whole words, in the order the text names
+    them (then in vocabulary order): which of two reason phrases names the status must not
+    depend on a set's order, which changes with the hash seed."""
+    hits: list[tuple[int, int, Term]] = []
     padded = words.padded
-    for anchor in sorted(words.words & _ANCHORS, key=lambda word: (padded.find(word), word)):
+    for anchor in words.words & _ANCHORS:
         single, phrases = _INDEX[anchor]
-        found += single
+        if single:
+            at = padded.find(f" {anchor} ")
+            hits += [(at, _RANK[id(term)], term) for term in single]
         for phrase, candidate in phrases:  # a plain loop: most anchors have no phrase
-            if phrase in padded:
-                found.append(candidate)
-    return found
+            at = padded.find(phrase)
+            if at >= 0:
+                hits.append((at, _RANK[id(candidate)], candidate))
+    hits.sort(key=_POSITION)
+    return [term for _, _, term in hits]
+
+
+_POSITION = itemgetter(0, 1)
 
 
 def signals(found: Iterable[Term]) -> frozenset[Signal]:

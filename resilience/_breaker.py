@@ -14,7 +14,9 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-__all__ = ["CircuitBreaker", "State"]
+__all__ = ["MAX_HOLD_S", "CircuitBreaker", "State"]
+
+MAX_HOLD_S = 24 * 3600.0  # the longest a source's own words may hold its circuit open
 
 State = Literal["closed", "open", "half_open"]
 
@@ -78,7 +80,10 @@ class CircuitBreaker:
         return False
 
     def hold(self, seconds: float) -> None:
-        """Open the circuit for `seconds`: the source said it will refuse until then."""
+        """Open the circuit for `seconds` (at most `MAX_HOLD_S`): the source said it will
+        refuse until then. An error's words are not trusted to switch a source off for
+        longer than a day ("try again in 5000 hours", a 300-digit Retry-After)."""
+        seconds = min(max(seconds, 0.0), MAX_HOLD_S)
         self._until = max(self._until or 0.0, self._clock() + seconds)
         self._probing = False
 

@@ -45,6 +45,7 @@ class DeferredModels:
         if self._loaded is not None:
             return
         loaded: Future[None] = Future()
+        loaded.set_running_or_notify_cancel()  # running: a cancelled waiter cannot cancel it
         self._loaded = loaded
 
         def load() -> None:
@@ -62,7 +63,7 @@ class DeferredModels:
         if self._built is None:
             self.start()
             assert self._loaded is not None
-            await asyncio.wrap_future(self._loaded)
+            await asyncio.shield(asyncio.wrap_future(self._loaded))  # Ctrl-C cancels the wait only
             if self._built is None:  # a concurrent first call may have built them meanwhile
                 self._built = self._build()
         return self._built[index]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.conversation import Conversation
+from agent.conversation import CHARS_PER_TOKEN, Conversation
 from agent.models import Text
 from tests.agent.helpers import calls, check_history, reply, text
 
@@ -163,6 +163,15 @@ def test_the_apis_own_count_is_used_when_larger() -> None:
     assert conversation.keep_within(40_000) == 1  # then the count is stale: estimated again
     assert 0 < conversation.tokens() < 40_000
     assert len(conversation) == 4
+
+
+def test_tool_definitions_and_the_system_prompt_do_not_count_against_the_history() -> None:
+    """A 20k-token toolset (a large MCP server) in the API's count drops no turn."""
+    conversation = Conversation()
+    _turns(conversation, 3, size=10)
+    conversation.note_usage(21_000, overhead_chars=20_000 * CHARS_PER_TOKEN)
+    assert conversation.keep_within(20_000) == 0
+    assert len(conversation) == 12
 
 
 def test_a_turn_larger_than_the_budget_leaves_an_empty_history() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sys
 from collections.abc import Iterator
@@ -49,3 +50,20 @@ async def test_a_failed_import_is_classified_inside_an_attempt() -> None:
     with pytest.raises(ModelUnavailable):
         await ModelCaller(deferred.models, MODEL_POLICY).create(REQUEST, timeline)
     assert [a.outcome for a in timeline][:1] == ["internal_error"]
+
+
+async def test_a_call_cancelled_while_loading_leaves_the_next_one_working(
+    slow_module: str,
+) -> None:
+    """Ctrl-C during the import cancels that wait only; the next call answers."""
+    real = QueuedModel(text("hello"), name="claude-sonnet-4-6")
+    deferred = DeferredModels([real.name], lambda: [real], slow_module)
+    caller = ModelCaller(deferred.models, MODEL_POLICY)
+    first = asyncio.create_task(caller.create(REQUEST, []))
+    await asyncio.sleep(0.05)
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    timeline: list[Attempt] = []
+    await caller.create(REQUEST, timeline)
+    assert [a.outcome for a in timeline] == ["ok"]

@@ -201,6 +201,14 @@ async def test_out_of_rounds_with_every_call_succeeding_does_not_blame_the_tools
     assert (await run(down, limits=Limits(max_rounds=3))).text == GAVE_UP
 
 
+async def test_calls_refused_unrun_are_not_failures_in_the_wrap_up() -> None:
+    """Ten calls a round (eight run, two refused by the per-reply cap), all that ran
+    succeeded: out of rounds, not "the tools kept failing"."""
+    ten = calls(*[("calculate", {"expression": f"{n}+1"}) for n in range(10)])
+    answer = await run(ScriptedModel(ten, repeat_last=True), limits=Limits(max_rounds=2))
+    assert answer.text == OUT_OF_ROUNDS
+
+
 async def test_the_final_call_with_tools_off_gives_the_answer() -> None:
     """When the wrap-up call answers in text, that text is the answer."""
     model = ScriptedModel(

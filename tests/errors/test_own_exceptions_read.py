@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from errors import OwnFault, ToolError, UpstreamStatus, classify
+from errors import Action, OwnFault, ToolError, UpstreamStatus, classify
 
 # Open-Meteo's daily-limit body (open-meteo/open-meteo, RateLimiter.swift, dailyExceeded).
 DAILY = (
@@ -66,3 +66,24 @@ def test_the_same_text_gets_the_same_status_whatever_the_hash_seed() -> None:
         for seed in range(6)
     }
     assert seen == {"502"}
+
+
+def test_the_first_reason_phrase_named_gives_the_status() -> None:
+    """A word of a later phrase earlier in the text does not move that phrase first."""
+    text = "Request failed: Bad Gateway, then Bad Request"
+    assert classify(text, "calling the proxy").facts.status == 502
+
+
+class _OddResponse(Exception):
+    """A client error whose `response` is a dict of its own shape, not botocore's."""
+
+    def __init__(self, response: object) -> None:
+        super().__init__("throttled by the gateway")
+        self.response = response
+
+
+def test_a_response_dict_of_any_shape_is_still_classified() -> None:
+    """`{"Error": "throttled"}` or a list for a code: classified, never an exception."""
+    for response in ({"Error": "throttled"}, {"Error": {"Code": ["x"]}}, {"ResponseMetadata": 5}):
+        verdict = classify(_OddResponse(response), "calling the gateway")
+        assert verdict.result.action in set(Action)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from resilience import CircuitBreaker
+from resilience._breaker import MAX_HOLD_S
 from tests.tools.fakes import FakeClock
 
 
@@ -81,6 +82,14 @@ def test_hold_opens_it_for_the_stated_period(clock: FakeClock) -> None:
     assert breaker.state == "open"
     clock.advance(1)
     assert breaker.allow()
+
+
+def test_a_hold_is_never_longer_than_a_day(clock: FakeClock) -> None:
+    """ "Try again in 5000 hours" (or a 300-digit Retry-After) holds the circuit one day."""
+    for seconds in (5000 * 3600.0, 1e300, float("inf")):
+        breaker = CircuitBreaker(threshold=5, cooldown_s=10, clock=clock)
+        breaker.hold(seconds)
+        assert breaker.remaining_cooldown() == MAX_HOLD_S == 24 * 3600
 
 
 def test_a_threshold_of_zero_never_opens(clock: FakeClock) -> None:
