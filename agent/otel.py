@@ -23,9 +23,12 @@ AGENT_OTEL_CONTENT=1 also records the question, the answer and tool inputs and o
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+import structlog
 
 from agent.spans import AGENT_NAME
 from resilience import tracing
@@ -34,7 +37,16 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
 
-__all__ = ["MODES", "Mode", "Session", "TracingUnavailable", "instrument", "start", "wanted"]
+__all__ = [
+    "MODES",
+    "Mode",
+    "Session",
+    "TracingUnavailable",
+    "instrument",
+    "route_sdk_logs",
+    "start",
+    "wanted",
+]
 
 Mode = Literal["console", "otlp"]
 MODES: tuple[Mode, ...] = ("console", "otlp")
@@ -124,7 +136,27 @@ def _provider(mode: Mode, env: Mapping[str, str], write: Callable[[str], object]
 
         exporter = OTLPSpanExporter(endpoint=_endpoint(env), timeout=_timeout(env))
         provider.add_span_processor(BatchSpanProcessor(exporter))
+        route_sdk_logs()
     return provider
+
+
+class _ToOurLog(logging.Handler):
+    """The OpenTelemetry SDK's own messages (a collector that cannot be reached: "Transient
+    error … retrying") as one of our log events, not raw text across the person's prompt."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from errors import redact
+
+        message = redact(record.getMessage())[:300]
+        structlog.get_logger("agent").warning("otel.sdk_message", logger=record.name, note=message)
+
+
+def route_sdk_logs() -> None:
+    """Send the `opentelemetry` loggers' records to our log (the file, `--verbose` stderr)."""
+    sdk = logging.getLogger("opentelemetry")
+    if not any(isinstance(handler, _ToOurLog) for handler in sdk.handlers):
+        sdk.addHandler(_ToOurLog())
+    sdk.propagate = False
 
 
 def _resource(env: Mapping[str, str]) -> Resource:

@@ -26,6 +26,7 @@ import json
 import logging
 import platform
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the bench; 1 if a check failed, else 0."""
     args = _parser().parse_args(argv)
     _quiet_logs()
+    started = time.perf_counter()
     results: Results | None = None
     hostile: Hostile | None = None
     startup: Startup | None = None
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     print_report(results, quick=args.quick, hostile=hostile, startup=startup)
     data = as_json(results, hostile, startup)
     Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    seconds = (results.seconds if results else 0.0) + (hostile.seconds if hostile else 0.0)
+    seconds = time.perf_counter() - started
     print(f"\nResults written to {args.out} ({seconds:.1f} s in all).")
     return 1 if data["broken"] else 0
 
@@ -200,7 +202,8 @@ def print_soak(results: Results) -> None:
 
 def print_checks(checks: list[Check], *, quick: bool) -> None:
     """The generous "badly broken" bounds; `--quick` fails on any of them."""
-    print("\nChecks" + (" (--quick fails on any ✗)" if quick else "") + "\n")
+    heading = " (--quick fails on any ✗ here; an aim missed above is reported only)"
+    print("\nChecks" + (heading if quick else "") + "\n")
     for check in checks:
         detail = f" ({check.detail})" if check.detail and not check.ok else ""
         print(f"  {'✓' if check.ok else '✗'} {check.name}{detail}")

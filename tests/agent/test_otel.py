@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import logging
 import os
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
+from structlog.testing import capture_logs
 
 from agent import otel
 from agent.app import ask
@@ -265,3 +267,19 @@ def test_the_endpoint_and_the_export_timeout_come_from_the_environment() -> None
     assert otel._endpoint(traces) == "x"
     assert otel._timeout({}) == otel.EXPORT_TIMEOUT_S
     assert otel._timeout({"OTEL_EXPORTER_OTLP_TIMEOUT": "10000"}) is None
+
+
+def test_the_sdks_own_messages_go_to_our_log_not_the_screen(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A collector that cannot be reached: the SDK's retry messages become one log event each."""
+    otel.route_sdk_logs()
+    with capture_logs() as logs:
+        logging.getLogger("opentelemetry.exporter.otlp.proto.http").warning(
+            "Transient error %s encountered while exporting span batch, retrying in %ss.",
+            "ConnectionRefused",
+            1.02,
+        )
+    assert [e["event"] for e in logs] == ["otel.sdk_message"]
+    assert "retrying in 1.02s" in logs[0]["note"]
+    assert capsys.readouterr().err == ""
