@@ -138,9 +138,11 @@ class Turn:
     ) -> None:
         self._conversation = conversation
         self._caller = caller
-        self._registry = registry
         self._limits = limits
         self._system = system
+        self._definitions = registry.definitions()  # the same for every call of the turn
+        # What no trimming of the history can shrink, measured once: see `note_usage`.
+        self._overhead_chars = len(json.dumps(self._definitions, default=str)) + len(system)
         self._on_text = on_text
         self._tools = ToolRound(
             registry,
@@ -226,15 +228,14 @@ class Turn:
         self._calls += 1
         request = ModelRequest(
             messages=self._conversation.messages,
-            tools=self._registry.definitions(),
+            tools=self._definitions,
             system=self._system,
             max_tokens=self._limits.max_tokens,
             tool_choice=tool_choice,
             on_text=self._on_text,
         )
         reply = await self._caller.create(request, self._timeline, deadline=self._deadline)
-        overhead = len(json.dumps(request.tools, default=str)) + len(request.system)
-        self._conversation.note_usage(reply.usage.input_tokens, overhead_chars=overhead)
+        self._conversation.note_usage(reply.usage.input_tokens, overhead_chars=self._overhead_chars)
         return reply
 
     async def _paused(self, reply: Reply) -> Answer | None:

@@ -147,7 +147,7 @@ class _ToOurLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         from errors import redact
 
-        message = redact(record.getMessage())[:300]
+        message = redact(record.getMessage())[:600]
         structlog.get_logger("agent").warning("otel.sdk_message", logger=record.name, note=message)
 
 

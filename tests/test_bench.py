@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from types import ModuleType
 
 import httpx
@@ -20,8 +18,9 @@ from benchmarks.plan import Fault, Plan
 from benchmarks.scenarios import SCENARIOS, Scenario, judge
 from benchmarks.suite import Config, Results, run_suite
 from benchmarks.world import place
+from tests.script_loader import BENCH
+from tests.script_loader import load_script as load_script_at
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench.py"
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 THREE_AT_ONCE = Scenario("three cities", ("Tokyo", "Nairobi", "Perth"))
 TINY = Config(
@@ -234,12 +233,7 @@ def test_tiny_soak_is_clean(tiny: Results) -> None:
 
 
 def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_script", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script_at(BENCH, "bench_script")
 
 
 @pytest.mark.loopback

@@ -4,7 +4,6 @@ scripts/bench.py reports it. Facts only, never timings: no attack is run here.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -15,8 +14,8 @@ import pytest
 from agent.repl import HISTORY_NOTE, PROMPT
 from benchmarks import hostile
 from benchmarks.hostile import AttackResult, Child, Hostile, SoakCounts
-
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench.py"
+from tests.script_loader import BENCH
+from tests.script_loader import load_script as load_script_at
 
 
 class FakeServer:
@@ -212,12 +211,7 @@ def test_a_childs_peak_rss_is_its_own_not_its_parents() -> None:
 
 
 def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_script_hostile", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script_at(BENCH, "bench_script_hostile")
 
 
 @pytest.mark.parametrize(("right", "code"), [(True, 0), (False, 1)])

@@ -9,7 +9,6 @@ prompt.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -24,9 +23,9 @@ from agent.models.claude import ClaudeModel
 from agent.settings import Settings
 from benchmarks.harness import REPO
 from benchmarks.startup import Case, Row, Startup, print_startup, run_startup
+from tests.script_loader import BENCH, load_script
 
 # The SDK and its HTTP stack; rich and what httpx's command line would bring; the extras.
-BENCH = REPO / "scripts" / "bench.py"
 SDK = {"anthropic", "httpx2"}
 HEAVY = SDK | {"rich", "click", "pygments", "mcp", "jsonschema", "opentelemetry"}
 _SCRIPT = """
@@ -163,9 +162,4 @@ def _not_run(*_args: object, **_kwargs: object) -> None:
 
 
 def _bench_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_script_startup", BENCH)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCH, "bench_script_startup")

@@ -4,10 +4,7 @@ script loaded as a module."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -15,6 +12,7 @@ import pytest
 
 from offline import SimulatedServices
 from tests.agent.helpers import Connector
+from tests.script_loader import DEMO, load_script
 
 
 @pytest.fixture
@@ -45,16 +43,7 @@ async def connect(services: SimulatedServices, fake_sleep: Any) -> AsyncIterator
     await connector.aclose()
 
 
-DEMO = Path(__file__).resolve().parents[2] / "scripts" / "demo.py"
-
-
 @pytest.fixture(scope="module")
 def demo() -> ModuleType:
     """scripts/demo.py as a module (it is a script, outside any package)."""
-    spec = importlib.util.spec_from_file_location("demo", DEMO)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["demo"] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
+    return load_script(DEMO, "demo")

@@ -11,16 +11,10 @@ import pytest
 from agent.models import ModelRequest, Reply, Text, ToolCall
 from offline import OfflineModel
 from offline._understand import HELP, understand
+from tests.examples.test_exchange_rates import USD_EUR
 
 RATE_TOOL = {"name": "exchange_rate", "description": "An exchange rate.", "input_schema": {}}
 WEATHER_TOOL = {"name": "get_weather", "description": "The weather.", "input_schema": {}}
-USD_EUR = {
-    "base": "USD",
-    "quote": "EUR",
-    "rate": 0.852966,
-    "date": "2025-09-30",
-    "source": "open.er-api.com",
-}
 
 
 def request(*messages: Any, tools: tuple[Any, ...] = (RATE_TOOL, WEATHER_TOOL)) -> ModelRequest:

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -231,15 +232,20 @@ async def test_spans_reach_an_otlp_http_collector(
     assert b"Paris" not in b"".join(body for _, _, body in received)
 
 
-def test_the_service_is_named_failsafe_agent_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"):
-        monkeypatch.delenv(name, raising=False)
+def _console_resource() -> Any:
+    """The resource attributes a console tracing session starts with."""
     session = otel.start("console", {}, write=lambda text: None)
     assert session is not None
     try:
-        resource = session.provider.resource.attributes
+        return session.provider.resource.attributes
     finally:
         session.close()
+
+
+def test_the_service_is_named_failsafe_agent_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"):
+        monkeypatch.delenv(name, raising=False)
+    resource = _console_resource()
     assert resource["service.name"] == "failsafe-agent"
     assert resource["service.version"]
 
@@ -249,12 +255,7 @@ def test_the_service_name_may_come_from_resource_attributes(
 ) -> None:
     monkeypatch.delenv("OTEL_SERVICE_NAME", raising=False)
     monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attributes,team=weather")
-    session = otel.start("console", {}, write=lambda text: None)
-    assert session is not None
-    try:
-        resource = session.provider.resource.attributes
-    finally:
-        session.close()
+    resource = _console_resource()
     assert (resource["service.name"], resource["team"]) == ("from-attributes", "weather")
 
 
@@ -269,17 +270,25 @@ def test_the_endpoint_and_the_export_timeout_come_from_the_environment() -> None
     assert otel._timeout({"OTEL_EXPORTER_OTLP_TIMEOUT": "10000"}) is None
 
 
+# The exporter's own message and logger: opentelemetry-exporter-otlp-proto-http 1.45.2,
+# opentelemetry/exporter/otlp/common/http.py (`_logger.warning("Transient error %s …")`); the
+# reason as a live run printed it with nothing listening on localhost:4318.
+SDK_LOGGER = "opentelemetry.exporter.otlp.common.http"
+SDK_RETRY = "Transient error %s encountered while exporting %s batch, retrying in %.2fs."
+NO_COLLECTOR = (
+    "HTTPConnectionPool(host='localhost', port=4318): Max retries exceeded with url: /v1/traces "
+    "(Caused by NewConnectionError(\"HTTPConnection(host='localhost', port=4318): Failed to "
+    'establish a new connection: [Errno 111] Connection refused"))'
+)
+
+
 def test_the_sdks_own_messages_go_to_our_log_not_the_screen(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A collector that cannot be reached: the SDK's retry messages become one log event each."""
     otel.route_sdk_logs()
     with capture_logs() as logs:
-        logging.getLogger("opentelemetry.exporter.otlp.proto.http").warning(
-            "Transient error %s encountered while exporting span batch, retrying in %ss.",
-            "ConnectionRefused",
-            1.02,
-        )
+        logging.getLogger(SDK_LOGGER).warning(SDK_RETRY, NO_COLLECTOR, "span", 1.02)
     assert [e["event"] for e in logs] == ["otel.sdk_message"]
     assert "retrying in 1.02s" in logs[0]["note"]
     assert capsys.readouterr().err == ""
