@@ -1,18 +1,19 @@
 """error-to-action: turn any failure into what it means and what happens next.
 
+    verdict = classify(error, "getting the weather for Paris", retry_count=0)
+    verdict.result.user_message   # one plain sentence, the only thing a model reads
+    verdict.step                  # retry this source, try the next one, or stop
+
 `classify` (and `error_to_action`, its six fields) answer with the rules; the Claude-backed
 variants (`explain_with_claude`, `classify_with_fallback_model`) ask the model and check its
 answer against the same schema and policy. `register_secret` adds a value `redact` masks.
 
-The Claude-backed variants (and with them structlog and asyncio) are imported on first use
-(PEP 562): the rules alone are what most callers need.
+The walk, for a reader: `_classify.py` (the verdict) → `_exceptions.py` (any error as
+`Facts`) → `_text.py` and `_codes.py` (reading words and numbers) → `_rules.py` (which kind)
+→ `_kinds.py` (what each kind means) → `_wording.py` (the sentences).
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-from errors._classify import Verdict, classify, error_to_action
+from errors._classify import MAX_RETRIES, Verdict, classify, error_to_action
 from errors._exceptions import (
     BadSetting,
     BadUpstreamData,
@@ -26,26 +27,28 @@ from errors._exceptions import (
     UpstreamError,
     UpstreamStatus,
 )
-from errors._phrasing import duration
-from errors._plain import plainness_problems
+from errors._kinds import Action, Blame, ErrorAction, ErrorType, Kind, Step
+from errors._llm import Assisted, classify_with_fallback_model, explain_with_claude
 from errors._redact import redact, register_secret
-from errors._schema import Action, ErrorAction
-
-if TYPE_CHECKING:
-    from errors._llm import Assisted, classify_with_fallback_model, explain_with_claude
+from errors._wording import duration, plainness_problems
 
 __all__ = [
+    "MAX_RETRIES",
     "Action",
     "Assisted",
     "BadSetting",
     "BadUpstreamData",
+    "Blame",
     "DeadlineExceeded",
     "ErrorAction",
+    "ErrorType",
     "InvalidInput",
+    "Kind",
     "NotFound",
     "OwnFault",
     "ResponseTooLarge",
     "SourceSkipped",
+    "Step",
     "ToolError",
     "UpstreamError",
     "UpstreamStatus",
@@ -59,16 +62,3 @@ __all__ = [
     "redact",
     "register_secret",
 ]
-
-
-_LLM = {"Assisted", "classify_with_fallback_model", "explain_with_claude"}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LLM:
-        raise AttributeError(f"module 'errors' has no attribute {name!r}")
-    from errors import _llm
-
-    value = getattr(_llm, name)
-    globals()[name] = value
-    return value

@@ -1,19 +1,30 @@
-"""error_to_action: facts → rule → the six fields, with the retry bound applied."""
+"""error-to-action: facts → recognition → kind → the six fields, and the step that follows.
+
+    verdict = classify(error, "getting the weather for Paris", retry_count=0, max_wait_s=5)
+    verdict.result       # the six fields, worded for now (a retry is promised if one follows)
+    verdict.step         # Step.RETRY, Step.NEXT or Step.STOP
+    verdict.wait_s       # RETRY: the wait the failure asks for; None: the caller's backoff
+    verdict.final()      # the six fields worded as the last failure of the call
+
+One classification per failed attempt says everything a retry loop needs: whether to try the
+same source again and after how long, whether to give the source up for the next one or end
+the call, and what the source's circuit breaker learns (`verdict.kind.blame`). A caller only
+adds its own bounds (attempts, deadline, retry budget): see `resilience`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
+from errors._codes import MAX_WAIT_S, clamp_wait
+from errors._exceptions import facts_from
 from errors._facts import Facts, clean_text
-from errors._facts_from import facts_from
-from errors._phrasing import action_detail, developer_note, user_message
-from errors._retry_after import MAX_WAIT_S, clamp_wait
-from errors._rules import Rule, rule_for
-from errors._schema import Action, ErrorAction
-from errors._subject import subject_from
+from errors._kinds import Action, ErrorAction, Kind, Step
+from errors._rules import rule_for
+from errors._wording import action_detail, developer_note, subject_from, user_message
 
-__all__ = ["Verdict", "classify", "error_to_action"]
+__all__ = ["MAX_RETRIES", "Verdict", "classify", "error_to_action"]
 
 _MAX_OPERATION = 300  # longer operations are cut before anything reads them
 # Whatever the kind, a third attempt is the last: the skill's "not retryable after 2 retries".
@@ -22,13 +33,18 @@ MAX_RETRIES = 2
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The decision, plus what a retry loop needs beyond the six public fields."""
+    """What one failed attempt means and what follows it."""
 
-    result: ErrorAction
+    result: ErrorAction  # the six fields, for this attempt
     facts: Facts
-    # The wait before the retry, when the classifier knows it: the server's Retry-After
-    # (clamped to [1 s, the cap]), or 0 for a connection that never opened. None: back off.
+    kind: Kind
+    step: Step
+    # RETRY: the wait before the next attempt when the failure says it — the server's
+    # Retry-After (clamped to [1 s, the cap]), or 0 for a connection that never opened.
+    # None: the caller backs off.
     wait_s: float | None
+    operation: str  # cleaned
+    retry_count: int
 
     @property
     def retryable(self) -> bool:
@@ -46,6 +62,14 @@ class Verdict:
     def beyond_cap(self) -> bool:
         """The server asked for longer than the cap: do not sleep; fall back or report it."""
         return self.hint_s is not None and self.wait_s is not None and self.hint_s > self.wait_s
+
+    def final(self) -> ErrorAction:
+        """The six fields as the last failure of a call: a verdict that would have retried is
+        worded as spent, so no sentence promises a retry that will not come (a wait beyond
+        the cap keeps its "try again in …")."""
+        if self.step is not Step.RETRY:
+            return self.result
+        return _result(self.kind, self.facts, self.operation, Action.ESCALATE, None, self.retry_count)
 
 
 def classify(
@@ -66,18 +90,14 @@ def classify(
     operation = clean_text(operation[:_MAX_OPERATION])  # cut, tidied and redacted, once
     context = f"{operation} {clean_text(user_context[:300])}" if user_context else operation
     facts = facts_from(error, now, context)
-    rule = rule_for(facts)
-    action = _bounded(rule, retry_count)
+    kind = rule_for(facts).kind
+    action = _bounded(kind, retry_count)
     wait = _wait(facts, action, max_wait_s)
-    result = ErrorAction(
-        error_type=rule.error_type,
-        user_message=user_message(rule, facts, subject_from(operation), action, wait),
-        action=action,
-        action_detail=action_detail(rule, facts, action, wait),
-        retryable=action.retries,
-        developer_note=developer_note(facts, rule, operation, retry_count),
-    )
-    return Verdict(result, facts, wait)
+    result = _result(kind, facts, operation, action, wait, retry_count)
+    verdict = Verdict(result, facts, kind, Step.RETRY, wait, operation, retry_count)
+    if not action.retries or verdict.beyond_cap:
+        verdict = Verdict(result, facts, kind, kind.then, wait, operation, retry_count)
+    return verdict
 
 
 def error_to_action(
@@ -85,6 +105,19 @@ def error_to_action(
 ) -> ErrorAction:
     """The skill: a raw error (string or exception) → the six-field decision."""
     return classify(error, operation, user_context, retry_count).result
+
+
+def _result(
+    kind: Kind, facts: Facts, operation: str, action: Action, wait: float | None, retries: int
+) -> ErrorAction:
+    return ErrorAction(
+        error_type=kind.error_type,
+        user_message=user_message(kind, facts, subject_from(operation), action, wait),
+        action=action,
+        action_detail=action_detail(kind, facts, action, wait),
+        retryable=action.retries,
+        developer_note=developer_note(facts, kind, operation, retries),
+    )
 
 
 def _wait(facts: Facts, action: Action, cap: float) -> float | None:
@@ -95,8 +128,8 @@ def _wait(facts: Facts, action: Action, cap: float) -> float | None:
     return None
 
 
-def _bounded(rule: Rule, retry_count: int) -> Action:
-    """A retrying rule's action, or escalate once its retries (and the global cap) are spent."""
-    if not rule.action.retries:
-        return rule.action
-    return rule.action if retry_count < min(rule.retries, MAX_RETRIES) else Action.ESCALATE
+def _bounded(kind: Kind, retry_count: int) -> Action:
+    """A retrying kind's action, or escalate once its retries (and the global cap) are spent."""
+    if not kind.action.retries:
+        return kind.action
+    return kind.action if retry_count < min(kind.retries, MAX_RETRIES) else Action.ESCALATE

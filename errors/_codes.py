@@ -1,4 +1,4 @@
-"""Numbers in a text that are codes: an HTTP status, an errno, a gRPC status, a SQLSTATE.
+"""Numbers in a text that mean something: status codes, and the server's wait.
 
 A three-digit number is an HTTP status only where something says so: "HTTP/1.1 503",
 "status: 429", '"statusCode":503', "Error: 503", "error code 529", "HttpError: 404", leading the
@@ -6,18 +6,41 @@ text, followed by its own reason phrase ("502 Bad Gateway") or by a colon ("503:
 (":443"), positions ("at position 404"), line numbers and IP octets are not. An errno is read
 from "[Errno N]", "[WinError N]", "(os error N)" and "errno: N"; a gRPC status only after
 "StatusCode", as "grpc_status N" or in grpc-node's "N NAME:"; a SQLSTATE after "SQLSTATE".
+
+When to try again: headers `retry-after-ms`, then `Retry-After` (seconds or an HTTP date);
+in text, a "Retry-After:" line, a JSON `retry_after` (Slack, Telegram), "retry after N
+[seconds]" (Telegram, Azure), "try again in 18.642s" / "retry in 6ms" (OpenAI, Gemini), "try
+again in one minute" / "in the next hour" (Open-Meteo) and "try again tomorrow" (the next UTC
+midnight). A period the error names ("per day") gives the time until that period turns. Then
+`clamp_wait` turns a hint into a wait worth taking.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from errors import _vocab_db, _vocab_grpc, _vocab_os
-from errors._facts import Signal
-from errors._lexicon import Words
+from errors._facts import Period, Signal
 from errors._vocab_http import ERROR_STATUSES, OWN_PHRASES
 
-__all__ = ["errno_signals", "grpc_signals", "sqlstate_signals", "status_in"]
+if TYPE_CHECKING:
+    from errors._text import Words
+
+__all__ = [
+    "MAX_WAIT_S",
+    "MIN_WAIT_S",
+    "clamp_wait",
+    "errno_signals",
+    "grpc_signals",
+    "hint_from_headers",
+    "hint_from_text",
+    "sqlstate_signals",
+    "status_in",
+    "until_period_ends",
+]
 
 _STATUS_WORDS = frozenset(str(code) for code in ERROR_STATUSES)
 # The leading space is matched, not looked behind at: a pattern that opens with a literal is
@@ -77,12 +100,12 @@ def errno_signals(text: str, words: Words) -> tuple[frozenset[Signal], bool]:
     if words.words.isdisjoint(_ERRNO_WORDS) and not quoted:
         return frozenset(), False
     matches = _ERRNO.finditer(text.lower())
-    names = [_vocab_os.ERRNO_NUMBERS.get(_number(match), "") for match in matches]
+    names = [_vocab_os.ERRNO_NUMBERS.get(_errno_of(match), "") for match in matches]
     found = frozenset(_vocab_os.ERRNO_NAMES[name] for name in names if name)
     return found, any(name in _vocab_os.CONNECT_NAMES for name in names)
 
 
-def _number(match: re.Match[str]) -> int:
+def _errno_of(match: re.Match[str]) -> int:
     python, rust, repr_, libuv = match.groups()
     return int(python or rust or repr_) if libuv is None else abs(int(libuv))
 
@@ -130,3 +153,146 @@ def sqlstate_signals(text: str, words: Words) -> frozenset[Signal]:
         if signal is not None:
             found.add(signal)
     return frozenset(found)
+
+
+# --- when to try again -----------------------------------------------------------------
+
+# A hint of 0 (or a date already past) must not become a hot loop of instant retries.
+MIN_WAIT_S = 1.0
+# A hint of an hour must not become an hour of sleep; past this the caller should give up.
+MAX_WAIT_S = 60.0
+
+_HEADER_HINT = re.compile(
+    r"(?i)\bretry-after(-ms)?\s*[:=]\s*(\d+(?:\.\d+)?|[A-Z][a-z]{2},[^\n]{10,30}?GMT)"
+)
+_WORD_HINT = re.compile(
+    r"(?i)retry_?after[\"']?\s*[:=]\s*(\d+(?:\.\d+)?)()"
+    r"|(?:retry after|try again in|retry in)\s+(\d+(?:\.\d+)?)\s*"
+    r"(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?\b"
+)
+_WORD_PERIOD = re.compile(
+    r"(?i)(?:try again|retry) (?:in|within) (?:a|an|one) (minute|hour)\b"
+    r"|(?:in|within) the next (hour|minute)\b|try again (tomorrow)\b"
+)
+_TWINS = {
+    pattern: re.compile(pattern.pattern.removeprefix("(?i)"))
+    for pattern in (_WORD_HINT, _WORD_PERIOD)
+}
+_TRIGGERS = ("retry", "again", "tomorrow")
+
+
+def hint_from_headers(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """Seconds the server asked us to wait, from `retry-after-ms` or `retry-after`."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    if (ms := _number(lowered.get("retry-after-ms"))) is not None:
+        return ms / 1000
+    value = lowered.get("retry-after")
+    return None if value is None else _seconds(value, now)
+
+
+def hint_from_text(text: str, now: datetime | None = None) -> float | None:
+    """The same hint, found in the words of an error: "429 … Retry-After: 30", "retry after 34",
+    "Please try again in 9.816s", "try again tomorrow"."""
+    lowered = text.lower()
+    if not any(map(lowered.__contains__, _TRIGGERS)):
+        return None
+    # The header's pattern needs the (ASCII) words "retry-after", in any case: look first.
+    hint = _header_hint(text, now) if "retry-after" in lowered else None
+    if hint is None:
+        hint = _word_hint(text, lowered)
+    return hint if hint is not None else _period_hint(text, lowered, now)
+
+
+def _header_hint(text: str, now: datetime | None) -> float | None:
+    match = _HEADER_HINT.search(text)
+    if match is None:
+        return None
+    if match.group(1):
+        ms = _number(match.group(2))
+        return None if ms is None else ms / 1000
+    return _seconds(match.group(2), now)
+
+
+def _search(pattern: re.Pattern[str], text: str, lowered: str) -> re.Match[str] | None:
+    """`pattern` (written in lower case, with `(?i)`) searched for in `text`.
+
+    On ASCII text its twin without `(?i)` searches the lower-cased text instead: the same
+    matches, with their words in lower case (which every caller lower-cases anyway), found
+    several times faster, since a pattern that heeds case is searched for by its first letters.
+    (Beyond ASCII, `(?i)` also equates letters such as "ſ" and "s" that lower-casing does not.)
+    """
+    if text.isascii():
+        return _TWINS[pattern].search(lowered)
+    return pattern.search(text)
+
+
+def _word_hint(text: str, lowered: str) -> float | None:
+    match = _search(_WORD_HINT, text, lowered)
+    if match is None:
+        return None
+    value, _, number, unit = match.groups()
+    seconds = _number(value or number)
+    return None if seconds is None else seconds * _scale(unit or "s")
+
+
+def _scale(unit: str) -> float:
+    """Seconds in one `unit` ("ms", "s", "seconds", "min", "hours")."""
+    unit = unit.lower()
+    if unit == "ms" or unit.startswith("milli"):
+        return 0.001
+    return {"m": 60.0, "h": 3600.0}.get(unit[0], 1.0)
+
+
+def _period_hint(text: str, lowered: str, now: datetime | None) -> float | None:
+    match = _search(_WORD_PERIOD, text, lowered)
+    if match is None:
+        return None
+    word = next(group for group in match.groups() if group).lower()
+    return until_period_ends(Period.DAY if word == "tomorrow" else Period(word), now)
+
+
+def until_period_ends(period: Period, now: datetime | None = None) -> float:
+    """Seconds until a `period` counted in UTC turns (a minute and a second are rolling)."""
+    now = (now or datetime.now(UTC)).astimezone(UTC)
+    if period is Period.SECOND:
+        return 1.0
+    if period is Period.MINUTE:
+        return 60.0
+    if period is Period.HOUR:
+        turn = now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    elif period is Period.DAY:
+        turn = now.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    else:
+        turn = (now.replace(day=28) + timedelta(days=4)).replace(
+            day=1, hour=0, minute=0, second=0, microsecond=0
+        )
+    return (turn - now).total_seconds()
+
+
+def clamp_wait(hint: float, cap: float = MAX_WAIT_S) -> float:
+    """The wait to take for a hint: never below `MIN_WAIT_S`, never above `cap`."""
+    return min(max(hint, MIN_WAIT_S), max(cap, MIN_WAIT_S))
+
+
+def _seconds(value: str, now: datetime | None) -> float | None:
+    seconds = _number(value)
+    if seconds is not None:
+        return seconds
+    from email.utils import parsedate_to_datetime  # the email package: only for a date
+
+    try:
+        when = parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def _number(value: str | None) -> float | None:
+    try:
+        number = float(value) if value is not None else None
+    except ValueError:
+        return None
+    # NaN, infinities and negatives are not hints.
+    return number if number is not None and 0 <= number < float("inf") else None

@@ -16,7 +16,19 @@ from typing import NamedTuple
 
 from errors._redact import redact
 
-__all__ = ["MAX_TEXT", "Facts", "Period", "Signal", "clean_text", "cut"]
+__all__ = [
+    "ASCII_SEPARATORS",
+    "MAX_TEXT",
+    "SEPARATORS",
+    "Facts",
+    "Period",
+    "Signal",
+    "Term",
+    "clean_text",
+    "cut",
+    "normalise",
+    "term",
+]
 
 
 class Signal(StrEnum):
@@ -120,3 +132,37 @@ def clean_text(text: str) -> str:
     if not text.isprintable():  # every control character is unprintable: most texts skip this
         text = _CONTROL.sub(" ", text)
     return redact(" ".join(text.split()))
+
+
+# --- vocabulary rows ----------------------------------------------------------------------
+
+class Term(NamedTuple):
+    """Words that say `signal`; matched as whole words, case-insensitively."""
+
+    phrase: str
+    signal: Signal
+    why: str
+    connect: bool = False  # said before anything was sent (refused, DNS): reconnect at once
+    billing: bool = False  # money is involved: a balance, a plan, billing
+    status: int = 0  # an HTTP reason phrase: the status it names
+
+
+def term(
+    phrase: str, signal: Signal, why: str, *, connect: bool = False, billing: bool = False
+) -> Term:
+    """A row, its phrase normalised the way texts are (lower case, punctuation as spaces)."""
+    return Term(normalise(phrase), signal, why, connect, billing)
+
+
+_ASCII = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~\t\n\r\x0b\x0c"
+SEPARATORS = str.maketrans(
+    dict.fromkeys(_ASCII, " ") | {"\u2018": " ", "\u2019": " ", "\u201c": " ", "\u201d": " "}
+)
+# The same table for ASCII text as bytes: `bytes.translate` is several times faster than
+# `str.translate` with a dict, and most error texts are ASCII.
+ASCII_SEPARATORS = bytes.maketrans(_ASCII.encode(), b" " * len(_ASCII))
+
+
+def normalise(text: str) -> str:
+    """Lower-case words separated by single spaces: the form phrases are matched in."""
+    return " ".join(text.lower().translate(SEPARATORS).split())

@@ -12,7 +12,7 @@ counts as much as a clean one.
 from __future__ import annotations
 
 from errors._facts import Signal as S
-from errors._term import Term, term
+from errors._facts import Term, term
 
 __all__ = ["STATUS_OF_TYPE", "TERMS"]
 

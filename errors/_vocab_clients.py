@@ -10,7 +10,7 @@ grpc and the standard library. Names that stand for a whole family (`ConnectionE
 from __future__ import annotations
 
 from errors._facts import Signal as S
-from errors._term import Term, term
+from errors._facts import Term, term
 
 __all__ = ["CONNECT_CLASSES", "SIGNAL_OF_CLASS", "TERMS"]
 

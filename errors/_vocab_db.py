@@ -12,7 +12,7 @@ READONLY, MASTERDOWN, TRYAGAIN).
 from __future__ import annotations
 
 from errors._facts import Signal as S
-from errors._term import Term, term
+from errors._facts import Term, term
 
 __all__ = ["SQLSTATES", "SQLSTATE_CLASSES", "TERMS"]
 

@@ -10,7 +10,7 @@ only where the text says it is one (after "StatusCode", as "grpc_status: N", or 
 from __future__ import annotations
 
 from errors._facts import Signal as S
-from errors._term import Term, term
+from errors._facts import Term, term
 
 __all__ = ["BY_NAME", "BY_NUMBER", "TERMS"]
 

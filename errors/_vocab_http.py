@@ -12,7 +12,7 @@ from __future__ import annotations
 from http import HTTPStatus
 
 from errors._facts import Signal as S
-from errors._term import Term, normalise, term
+from errors._facts import Term, normalise, term
 
 __all__ = ["ERROR_STATUSES", "OWN_PHRASES", "REASON_PHRASES", "TERMS"]
 

@@ -10,7 +10,7 @@ them, and the texts, against the `errno` and `os.strerror` of the running system
 from __future__ import annotations
 
 from errors._facts import Signal as S
-from errors._term import Term, term
+from errors._facts import Term, term
 
 __all__ = ["CONNECT_NAMES", "ERRNO_NAMES", "ERRNO_NUMBERS", "TERMS"]
 

@@ -11,7 +11,7 @@ broke (EOF, reset, timeout) is a network failure like any other.
 from __future__ import annotations
 
 from errors._facts import Signal as S
-from errors._term import Term, term
+from errors._facts import Term, term
 
 __all__ = ["TERMS"]
 

@@ -9,7 +9,7 @@ the rule table looks at specific signals first.
 from __future__ import annotations
 
 from errors._facts import Signal as S
-from errors._term import Term, term
+from errors._facts import Term, term
 
 __all__ = ["TERMS"]
 

@@ -192,8 +192,8 @@ def test_the_texts_the_issue_names_are_placed_right(error: str, action: Action) 
 
 def test_every_vocabulary_is_met_by_real_texts() -> None:
     """Each vocabulary module matches at least one corpus text: none is untested guesswork."""
-    from errors import _lexicon
-    from errors._term import Term
+    from errors import _text as _lexicon
+    from errors._facts import Term
 
     modules = {
         name: getattr(_lexicon, name).TERMS

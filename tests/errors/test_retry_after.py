@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from errors._retry_after import (
+from errors._codes import (
     _TWINS,
     MAX_WAIT_S,
     MIN_WAIT_S,

@@ -26,23 +26,23 @@ def test_every_row_says_why_and_has_a_sentence() -> None:
 
     Only a refused push speaks to the person directly ("You don't have write access …")."""
     for rule in RULES:
-        assert len(rule.why) >= 10, rule.error_type
-        assert rule.detail.strip(), rule.error_type
-        assert rule.sentence.count("{subject}") == 1 or rule.sentence.startswith("You "), rule
+        assert len(rule.why) >= 10, rule.kind.error_type
+        assert rule.kind.detail.strip(), rule.kind.error_type
+        assert rule.kind.sentence.count("{subject}") == 1 or rule.kind.sentence.startswith("You "), rule
 
 
 def test_every_sentence_is_plain() -> None:
     """Each row's sentence, about a plain operation, passes the plainness check and the cap."""
     for rule in RULES:
-        sentence = rule.sentence.replace("{subject}", "Fetching the forecast")
-        assert not plainness_problems(sentence), (rule.error_type, sentence)
+        sentence = rule.kind.sentence.replace("{subject}", "Fetching the forecast")
+        assert not plainness_problems(sentence), (rule.kind.error_type, sentence)
         assert len(sentence) <= 240
 
 
 def test_the_last_row_catches_everything() -> None:
     """The last row has no gate and no condition: there is always an answer."""
     last = RULES[-1]
-    assert last.error_type == "unknown"
+    assert last.kind.error_type == "unknown"
     assert not (last.signals)
     assert not (last.statuses)
     assert not (last.upstreams)
@@ -53,7 +53,7 @@ def test_every_kind_is_in_the_policy_table() -> None:
     """Every error_type the table can give is a row of README.md's failure policy."""
     readme = README.read_text(encoding="utf-8")
     policy = readme[readme.index("## Failure policy") : readme.index("## Where each pattern")]
-    missing = {rule.error_type for rule in RULES if f"`{rule.error_type}`" not in policy}
+    missing = {rule.kind.error_type for rule in RULES if f"`{rule.kind.error_type}`" not in policy}
     assert not missing
 
 

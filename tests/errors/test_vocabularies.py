@@ -19,8 +19,8 @@ import pytest
 
 from errors import classify
 from errors._facts import Signal
-from errors._facts_from import facts_from
-from errors._term import Term
+from errors._exceptions import facts_from
+from errors._facts import Term
 from errors._vocab_api import TERMS as API_TERMS
 from errors._vocab_clients import SIGNAL_OF_CLASS
 from errors._vocab_clients import TERMS as CLIENT_TERMS

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from errors import error_to_action, plainness_problems
-from errors._subject import MAX_SUBJECT, subject_of
+from errors._wording import MAX_SUBJECT, subject_of
 
 KEPT = [
     "Asking Claude 3.5 Sonnet for a summary",
