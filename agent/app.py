@@ -10,29 +10,48 @@ question: the tools' `http=` (an `httpx.AsyncClient`) and Claude's `client=` (an
 Your own tools (`tools.tool`) join the built-in ones with `open_agent(settings, tools=[…])`;
 `builtins=False` leaves only yours. Your MCP servers' tools join them with
 `open_agent(settings, mcp=[McpServer.stdio(…), McpServer.http(…)])` (see docs/mcp.md).
+
+Offline mode is wired at the entry point: the command line (`agent/cli.py`) hands
+`open_agent` the scripted model as `backend` and the simulated services as `transport`
+(`offline.open_agent` does the same for a program of yours). This module never imports the
+offline world.
+
+Admission control: many questions at once in one process queue, or are refused early,
+instead of all starting and all timing out together. A server asking many questions on
+shared clients shares one `Admission`: at most `max_in_flight` questions run; up to
+`max_waiting` more wait their turn, each for at most `max_wait_s`; a question that finds the
+queue full, or waits longer than that, is refused at once with one plain sentence
+(`records.BUSY`), unanswered.
+
+    admission = Admission()
+    answer = await ask(question, settings, http=http, client=client, admission=admission)
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import structlog
 
-from agent.admission import BUSY, Admission, Busy
-from agent.answer import Answer, Limits
 from agent.conversation import Conversation
-from agent.loop import Turn
-from agent.model_call import ModelCaller, model_policy
-from agent.models import ModelBackend, TextSink
-from agent.models._deferred import DeferredModels
+from agent.loop import Answer, Limits, Turn
+from agent.models import (
+    DeferredModels,
+    ModelBackend,
+    ModelCaller,
+    TextSink,
+    model_policy,
+)
+from agent.records import BUSY
 from agent.settings import Settings
-from resilience import Observer, Policy
-from tools import Registry, Tool, builtin_tools
+from resilience import Listener, Policy
+from tools import Registry, Tool, builtin_tools, make_client
 
 if TYPE_CHECKING:
     import anthropic
@@ -40,7 +59,16 @@ if TYPE_CHECKING:
 
     from tools.mcp import McpServer
 
-__all__ = ["Admission", "Agent", "Answer", "ask", "make_backends", "model_client", "open_agent"]
+__all__ = [
+    "Admission",
+    "Agent",
+    "Answer",
+    "Busy",
+    "ask",
+    "claude_models",
+    "model_client",
+    "open_agent",
+]
 
 log = structlog.get_logger("agent")
 
@@ -99,23 +127,21 @@ def model_client(settings: Settings) -> anthropic.AsyncAnthropic | None:
     """One Claude SDK client for `settings`, to share across questions; None when offline."""
     if (key := settings.claude_key) is None:
         return None
-    from agent.models.claude import new_client
+    from agent.claude import new_client  # the SDK: only when Claude is asked for
 
     return new_client(api_key=key, base_url=settings.base_url)
 
 
-def make_backends(
+def claude_models(
     settings: Settings, *, client: anthropic.AsyncAnthropic | None = None
 ) -> list[ModelBackend]:
-    """The offline scripted model; or Claude at `settings.base_url`, then the fallback model
-    if one is set, both on one SDK client (a shared `client`, left open, stands for the key
-    and the base URL)."""
-    if (key := settings.claude_key) is None:
-        from offline import OfflineModel
+    """Claude at `settings.base_url`, then the fallback model if one is set, both on one SDK
+    client (a shared `client`, left open, stands for the key and the base URL)."""
+    from agent.claude import ClaudeModel  # the SDK: only when Claude is asked for
 
-        return [OfflineModel()]
-    from agent.models.claude import ClaudeModel
-
+    key = settings.claude_key
+    if key is None:
+        raise ValueError(_NO_CLAUDE)
     primary = (
         ClaudeModel(api_key=key, model=settings.model, base_url=settings.base_url)
         if client is None
@@ -126,51 +152,56 @@ def make_backends(
     return [primary, ClaudeModel(model=settings.fallback_model, client=primary.client)]
 
 
+_NO_CLAUDE = "offline settings have no Claude: pass the model as `backend` (offline.open_agent)"
+
+
 async def open_agent(
     settings: Settings,
     *,
     tools: Sequence[Tool] = (),
     builtins: bool = True,
     http: httpx.AsyncClient | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
     backend: ModelBackend | Sequence[ModelBackend] | None = None,
     client: anthropic.AsyncAnthropic | None = None,
-    observer: Observer | None = None,
+    listener: Listener | None = None,
     policy: Policy | None = None,
     limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
     mcp: Sequence[McpServer] = (),
     on_notice: Callable[[str], None] | None = None,
 ) -> Agent:
     """An agent for `settings`, with the built-in tools (unless `builtins=False`), `tools`
-    and the tools of the `mcp` servers, all on `policy` and reporting to `observer`. A server
-    that can't start is left out, with one plain sentence to `on_notice`. `backend` replaces
-    the models (one, or a primary and fallbacks). `Agent.aclose` closes the models (given or
-    built), the clients it built itself and the MCP sessions (stopping their processes); a
-    given `http` or Claude `client` is left open. Without a `client`, Claude's SDK is imported
-    on a background thread and the first model call waits for it (agent/models/_deferred.py),
-    and the tools' HTTP client is made on the first weather question."""
+    and the tools of the `mcp` servers, all on `policy` and reporting to `listener`.
+
+    `backend` replaces the models (one, or a primary and fallbacks); without it, Claude, whose
+    SDK is imported on a background thread while the first model call waits for it
+    (`DeferredModels`). The tools' HTTP client is `http` (left open), or one made on the first
+    weather question on `transport` (default: the network) and closed by `Agent.aclose`,
+    with the models it built and the MCP sessions (stopping their processes). A server that
+    can't start is left out, with one plain sentence to `on_notice`."""
     models, deferred = _models(settings, backend, client)
-    tools_http = http if http is not None else _LazyClient(settings)
-    everything = [*(_builtins(settings, tools_http, policy, observer) if builtins else ())]
-    everything += [tool.bound(policy, observer) for tool in tools]
+    tools_http = http if http is not None else _LazyClient(transport)
+    everything = [*(_builtins(settings, tools_http, policy, listener) if builtins else ())]
+    everything += [tool.bound(policy, listener) for tool in tools]
     caller = ModelCaller(
         models,
         model_policy(policy, attempt_timeout_s=settings.model_timeout_s),
-        observer,
+        listener,
         base_url=settings.base_url,
     )
     closers: list[Callable[[], Awaitable[None]]] = [caller.aclose]
     if http is None:
         closers.append(tools_http.aclose)
     if mcp:
-        from tools.mcp import open_toolset
+        from tools.mcp import open_toolset  # the MCP SDK: only when servers are asked for
 
         reserved = {tool.name for tool in everything}
         toolset = await open_toolset(
-            mcp, reserved=reserved, policy=policy, observer=observer, on_problem=on_notice
+            mcp, reserved=reserved, policy=policy, listener=listener, on_problem=on_notice
         )
         everything += toolset.tools
         closers.append(toolset.aclose)
-    if deferred is not None:  # last: no other import runs beside it (see agent/models/_deferred.py)
+    if deferred is not None:  # last: no other import runs beside it (see DeferredModels)
         deferred.start()
     bound = limits.tool_bound_s(policy)  # past this policy's own deadline, unless set
     turn = settings.turn_timeout_s if limits.turn_timeout_s is None else limits.turn_timeout_s
@@ -187,12 +218,12 @@ def _models(
     models are stand-ins until it is done, so `agent chat` can prompt meanwhile."""
     if backend is not None:
         return list(backend) if isinstance(backend, Sequence) else [backend], None
-    if settings.claude_key is None or client is not None:  # offline, or the SDK is loaded
-        return make_backends(settings, client=client), None
+    if settings.claude_key is None:
+        raise ValueError(_NO_CLAUDE)
+    if client is not None:  # the SDK is loaded already
+        return claude_models(settings, client=client), None
     names = [settings.model, *([settings.fallback_model] if settings.fallback_model else [])]
-    deferred = DeferredModels(
-        names, lambda: make_backends(settings, client=client), "agent.models.claude"
-    )
+    deferred = DeferredModels(names, lambda: claude_models(settings), "agent.claude")
     return deferred.models, deferred
 
 
@@ -200,22 +231,22 @@ def _builtins(
     settings: Settings,
     http: httpx.AsyncClient | _LazyClient,
     policy: Policy | None,
-    observer: Observer | None,
+    listener: Listener | None,
 ) -> list[Tool]:
-    return builtin_tools(http, endpoints=settings.endpoints, policy=policy, observer=observer)
+    return builtin_tools(http, endpoints=settings.endpoints, policy=policy, listener=listener)
 
 
 class _LazyClient:
-    """The tools' HTTP client, made on the first weather question (httpx is imported then),
-    so a question the calculator answers never loads the HTTP stack; closed if it was made."""
+    """The tools' HTTP client on `transport`, made on the first weather question; closed if
+    it was made."""
 
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
+    def __init__(self, transport: httpx.AsyncBaseTransport | None) -> None:
+        self._transport = transport
         self._client: httpx.AsyncClient | None = None
 
     def __call__(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = _tools_client(self._settings)
+            self._client = make_client(transport=self._transport)
         return self._client
 
     async def aclose(self) -> None:
@@ -223,54 +254,113 @@ class _LazyClient:
             await self._client.aclose()
 
 
-def _tools_client(settings: Settings) -> httpx.AsyncClient:
-    """The real services; offline, the simulated ones at the same (maybe custom) endpoints."""
-    from tools.http import make_client
-
-    if not settings.offline:
-        return make_client()
-    from offline import SimulatedServices
-
-    return make_client(transport=SimulatedServices(settings.endpoints).transport)
-
-
 async def ask(
     question: str,
     settings: Settings,
     *,
     http: httpx.AsyncClient | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    backend: ModelBackend | Sequence[ModelBackend] | None = None,
     client: anthropic.AsyncAnthropic | None = None,
     mcp: Sequence[McpServer] = (),
     on_notice: Callable[[str], None] | None = None,
     admission: Admission | None = None,
 ) -> Answer:
     """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit),
-    with the tools of the `mcp` servers too (`on_notice` hears about those left out).
+    with the agent `open_agent` makes of the same options, closed afterwards.
 
     Asking many: pass the same `http` and `client` (from `model_client`) each time; both
     are left open, so no question pays for building them. Asking many at once: pass the
     same `admission` too, so that overload queues, or is refused early with one plain
     sentence (unanswered), instead of every question timing out.
     """
+
+    async def answer() -> Answer:
+        agent = await open_agent(
+            settings,
+            http=http,
+            transport=transport,
+            backend=backend,
+            client=client,
+            mcp=mcp,
+            on_notice=on_notice,
+        )
+        try:
+            return await agent.ask(question)
+        finally:
+            await agent.aclose()
+
     if admission is None:
-        return await _ask(question, settings, http, client, mcp, on_notice)
+        return await answer()
     try:
         async with admission.slot():
-            return await _ask(question, settings, http, client, mcp, on_notice)
+            return await answer()
     except Busy:
         return Answer(BUSY.user_message, answered=False, error=BUSY)
 
 
-async def _ask(
-    question: str,
-    settings: Settings,
-    http: httpx.AsyncClient | None,
-    client: anthropic.AsyncAnthropic | None,
-    mcp: Sequence[McpServer],
-    on_notice: Callable[[str], None] | None,
-) -> Answer:
-    agent = await open_agent(settings, http=http, client=client, mcp=mcp, on_notice=on_notice)
-    try:
-        return await agent.ask(question)
-    finally:
-        await agent.aclose()
+# --- admission control ---------------------------------------------------------------------------
+
+Why = Literal["queue_full", "waited_too_long"]
+
+
+class Busy(Exception):
+    """A question refused by admission control; `why` says which limit refused it."""
+
+    def __init__(self, why: Why) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+class Admission:
+    """A semaphore with a bounded, time-limited wait queue; share one per process."""
+
+    def __init__(
+        self, max_in_flight: int = 32, max_waiting: int = 100, max_wait_s: float = 30.0
+    ) -> None:
+        if max_in_flight < 1 or max_waiting < 0 or max_wait_s < 0:
+            raise ValueError("max_in_flight must be at least 1; the others not negative")
+        self.max_in_flight = max_in_flight
+        self.max_waiting = max_waiting
+        self.max_wait_s = max_wait_s
+        self._slots = asyncio.Semaphore(max_in_flight)
+        self.in_flight = 0
+        self.waiting = 0
+        self.refused = 0
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one of the slots for the question's run; `Busy` if none comes in time."""
+        await self._enter()
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
+            self._slots.release()
+
+    async def _enter(self) -> None:
+        if self._slots.locked() or self.waiting:  # no free slot, or others are first in line
+            if self.waiting >= self.max_waiting:
+                raise self._refuse("queue_full")
+            self.waiting += 1
+            try:
+                async with asyncio.timeout(self.max_wait_s):
+                    await self._slots.acquire()
+            except TimeoutError:
+                raise self._refuse("waited_too_long") from None
+            finally:
+                self.waiting -= 1
+        else:
+            await self._slots.acquire()
+        self.in_flight += 1
+
+    def _refuse(self, why: Why) -> Busy:
+        self.refused += 1
+        log.warning(
+            "agent.admission_refused",
+            why=why,
+            in_flight=self.in_flight,
+            waiting=self.waiting,
+            **BUSY.log_fields(),
+        )
+        return Busy(why)

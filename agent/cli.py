@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.explain import LlmMode
@@ -146,7 +146,7 @@ def _add_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument(
         "--verbose", action="store_true", default=flag_default, help="log events to stderr"
     )
-    from agent.defaults import DEFAULT_MODEL  # the standard library only
+    from agent import DEFAULT_MODEL  # the standard library only
 
     parser.add_argument(
         "--model",
@@ -236,7 +236,7 @@ def _with_settings(args: argparse.Namespace, io: Streams, body: Callable[[Settin
 def _register_secrets(settings: Settings, env: Mapping[str, str]) -> None:
     """The configured key, endpoint credentials and *_KEY/_TOKEN/... values, masked by value
     from here on (in the log, on stderr, in what the model reads)."""
-    from agent.secrets import register_configured_secrets
+    from agent.settings import register_configured_secrets
     from errors import register_secret
 
     register_configured_secrets(settings, env, register_secret)
@@ -303,16 +303,27 @@ def _mcp_servers(args: argparse.Namespace, io: Streams) -> list[McpServer] | Non
         return None
 
 
+def _world(settings: Settings) -> dict[str, Any]:
+    """Offline, the scripted model and the simulated services for `open_agent`: offline mode
+    is wired in here, the one place of the agent that imports the offline world."""
+    if not settings.offline:
+        return {}
+    from offline import OfflineModel, SimulatedServices
+
+    transport = SimulatedServices(settings.endpoints).transport
+    return {"backend": OfflineModel(), "transport": transport}
+
+
 def _answer(question: str, settings: Settings, io: Streams, mcp: list[McpServer]) -> int:
     import asyncio
 
     from agent.app import ask
+    from agent.terminal import for_terminal
 
     if settings.banner:
         io.stderr.write(settings.banner + "\n")
-    from agent.terminal import for_terminal
-
-    answer = asyncio.run(ask(question, settings, mcp=mcp, on_notice=_notice(io)))
+    world = _world(settings)
+    answer = asyncio.run(ask(question, settings, mcp=mcp, on_notice=_notice(io), **world))
     stream = io.stdout if answer.answered else io.stderr
     stream.write(for_terminal(answer.text) + "\n")  # the model's text must not drive a terminal
     return EXIT_OK if answer.answered else EXIT_NO_ANSWER
@@ -340,9 +351,16 @@ def _run_chat(args: argparse.Namespace, io: Streams) -> int:
 
 
 def _chat(settings: Settings, io: Streams, mcp: list[McpServer]) -> int:
-    from agent.chat import start_chat
+    from agent.app import Agent, open_agent
+    from agent.repl import start_chat
+    from resilience import Listener
 
-    return start_chat(settings, io.stdout, io.read, env=io.env, mcp=mcp)
+    world = _world(settings)
+
+    async def opened(listener: Listener, notice: Callable[[str], None]) -> Agent:
+        return await open_agent(settings, listener=listener, mcp=mcp, on_notice=notice, **world)
+
+    return start_chat(opened, io.stdout, io.read, env=io.env, banner=settings.banner)
 
 
 def _traced(

@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.terminal import TerminalStream, for_terminal, markup_escaped
-from resilience import Attempt, Progress
+from resilience import Event
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -149,20 +149,24 @@ class Screen:
             self._console.width = _columns(self._width)
         self._console.print(renderable)
 
-    def status(self, event: Progress) -> None:
-        """The live status line: replaced in place on a terminal, counting the seconds of an
-        attempt or a wait; one plain line per event otherwise (an attempt: none)."""
+    def status(self, event: Event) -> None:
+        """The live status line for the engine's events that a person is told of (their
+        `progress`): replaced in place on a terminal, counting the seconds of an attempt or a
+        wait; one plain line per event otherwise (an attempt: none)."""
+        if event.progress is None:
+            return
+        kind, message = event.progress
         self.clear_status()
         if not self.terminal:
-            if event.kind != "attempting":
+            if kind != "attempting":
                 self.end_line()
-                self._write(f"… {for_terminal(event.message)}\n")
+                self._write(f"… {for_terminal(message)}\n")
             return
         self.end_line()
-        if event.kind not in _COUNTED:
-            self._show_status(event.message)
+        if kind not in _COUNTED:
+            self._show_status(message)
             return
-        self._counting = (event.message, self._clock())
+        self._counting = (message, self._clock())
         self._show_count()
         with contextlib.suppress(RuntimeError):  # no event loop: a static line, no count
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
@@ -297,7 +301,7 @@ def _truncated(line: str, width: int) -> str:
     return line if len(line) <= width else line[: max(1, width - 1)] + "…"
 
 
-def trace_table(attempts: Iterable[Attempt], title: str = "Last turn") -> Table:
+def trace_table(attempts: Iterable[Event], title: str = "Last turn") -> Table:
     """A turn's timeline: every attempt with what it was for (the city), its source, how long
     it took, its outcome and action, and the wait slept before the next attempt."""
     from rich import box

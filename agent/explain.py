@@ -9,7 +9,7 @@ object but is broken, bytes that are not UTF-8) gets one plain message naming it
 number on stderr and nothing on stdout; processing continues and the exit status is 1.
 
 This path must stay light: it imports the anthropic SDK only for `--llm`, and then builds its
-client with `agent.models.claude.new_client` (a bounded timeout, the SDK's retries off).
+client with `agent.claude.new_client` (a bounded timeout, the SDK's retries off).
 `--llm` asks Claude about every line; `--llm auto` asks the rules first and Claude only about
 the lines they cannot place, and says on stderr how many went to Claude and how often its
 answer was kept. Offline settings (`--offline`, `AGENT_OFFLINE`, no key) turn `--llm` into
@@ -31,8 +31,10 @@ from typing import IO, TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agent.models import KEY_PROBLEMS
 from errors import (
     ErrorAction,
+    ErrorType,
     classify,
     classify_with_fallback_model,
     error_to_action,
@@ -60,7 +62,6 @@ TERMINAL_HINT = (
     "explain-error: type or paste one error a line (its text, or JSON like "
     '{"error": "…", "operation": "…"}); end with Ctrl-D.'
 )
-_KEY_PROBLEMS = {"auth_invalid_credentials", "auth_missing_key", "auth_token_expired"}
 
 
 class Fallbacks:
@@ -81,13 +82,13 @@ class Fallbacks:
         if isinstance(exc, ValueError):  # malformed JSON, the schema, a check it failed
             return "invalid", "Claude's answer did not pass the checks"
         verdict = classify(exc, "asking Claude to explain an error")
-        error_type = verdict.result.error_type
-        if error_type in _KEY_PROBLEMS:
+        error_type = verdict.kind.error_type
+        if error_type in KEY_PROBLEMS:
             return "key", "Claude did not accept the API key in ANTHROPIC_API_KEY"
-        if error_type == "network" and verdict.facts.connect_phase:
+        if error_type is ErrorType.NETWORK and verdict.facts.connect_phase:
             where = "check ANTHROPIC_BASE_URL" if self.base_url else "check the network"
             return "unreachable", f"Claude could not be reached ({where})"
-        if error_type == "timeout":
+        if error_type is ErrorType.TIMEOUT:
             return "timeout", "Claude took too long to answer"
         return error_type, f"asking Claude failed ({error_type.replace('_', ' ')})"
 
@@ -229,7 +230,7 @@ def _why_offline(settings: Settings) -> str:
 async def _run_llm(
     settings: Settings, key: str, mode: LlmMode, stdin: IO[str], out: IO[str], err: IO[str]
 ) -> int:
-    from agent.models.claude import new_client  # heavy (the SDK): only for --llm
+    from agent.claude import new_client  # heavy (the SDK): only for --llm
 
     fallbacks = Fallbacks(err, base_url=settings.base_url)
     async with new_client(api_key=key, base_url=settings.base_url) as client:

@@ -18,7 +18,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
-from agent._lean import structlog  # first: see agent/_lean.py
+import structlog
+
 from errors import redact
 
 if TYPE_CHECKING:

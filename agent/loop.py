@@ -10,7 +10,7 @@ agent phrases one itself. A reply with no text at all is no answer: the turn end
 
 A turn has a deadline (`Limits.turn_timeout_s`, AGENT_TURN_TIMEOUT): every model call runs
 within it and every tool round is cut at what is left of it. When it runs out, the turn ends
-with one plain sentence (`OUT_OF_TIME`), unanswered.
+with one plain sentence (`records.out_of_time`), unanswered.
 
 The turn runs in a `Conversation.turn()` scope: only an answered turn commits what it added.
 """
@@ -19,27 +19,86 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import structlog
 
-from agent import spans
-from agent.answer import Answer, Limits
+from agent import records, spans
 from agent.conversation import Conversation, TurnScope
-from agent.fanout import plan_calls, unique_ids
-from agent.model_call import ModelCaller, ModelUnavailable
-from agent.models import ModelRequest, PromptTooLong, Reply, TextSink, ToolCall
-from agent.tool_round import NOT_RUN, ToolRound, result_block
-from errors import Action, ErrorAction, duration
-from resilience import Attempt, Deadline
+from agent.models import (
+    ModelCaller,
+    ModelRequest,
+    ModelUnavailable,
+    PromptTooLong,
+    Reply,
+    TextSink,
+    ToolCall,
+)
+from agent.settings import DEFAULT_TURN_TIMEOUT_S
+from agent.tool_round import ToolRound, plan_calls, result_block, unique_ids
+from errors import ErrorAction
+from resilience import Deadline, Event, Policy
 from tools import Registry
 
 if TYPE_CHECKING:
     from anthropic.types import ToolChoiceParam, ToolResultBlockParam
 
-__all__ = ["GAVE_UP", "NO_ANSWER", "OUT_OF_ROUNDS", "SYSTEM_PROMPT", "Turn", "out_of_time"]
+__all__ = ["SYSTEM_PROMPT", "TOOL_MARGIN_S", "Answer", "Limits", "Turn"]
 
 log = structlog.get_logger("agent")
+
+
+# The registry's bound on one tool call sits this far beyond the tools' own whole-call
+# deadline, so it only ever cuts a tool built without the middleware (or one that ignores it).
+TOOL_MARGIN_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds that make every turn end in bounded time and model calls."""
+
+    max_rounds: int = 6  # model calls that may lead to another (tool rounds, pauses, trims)
+    max_repeats: int = 2  # times the same failing call (tool + input) is tolerated
+    max_tokens: int = 1024
+    tool_timeout_s: float | None = None  # one tool call, whatever the tool; None: see below
+    turn_timeout_s: float | None = None  # the whole turn; None: AGENT_TURN_TIMEOUT's default
+    max_tool_calls: int = 8  # tool calls one reply may run; the rest are answered "not run"
+    max_concurrent_tools: int = 16  # tool calls running at once in one agent, across turns
+    history_tokens: int = 20_000  # the history kept, at turn boundaries (oldest turns dropped)
+
+    def tool_bound_s(self, policy: Policy | None = None) -> float:
+        """One tool call's bound: `tool_timeout_s`, else the tools' whole-call deadline (of
+        `policy`, or the default one) plus `TOOL_MARGIN_S`."""
+        if self.tool_timeout_s is not None:
+            return self.tool_timeout_s
+        return (policy or Policy()).deadline_s + TOOL_MARGIN_S
+
+    def turn_time_s(self) -> float:
+        """The whole turn's time: `turn_timeout_s`, else `DEFAULT_TURN_TIMEOUT_S`."""
+        return DEFAULT_TURN_TIMEOUT_S if self.turn_timeout_s is None else self.turn_timeout_s
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The outcome of one turn.
+
+    `answered` is false only when no answer could be produced (the model unreachable);
+    a graceful "the weather service is down" answer counts as answered.
+    `tool_results` are the `tool_result` blocks exactly as the model was told them;
+    `attempts` the turn's timeline, model calls and tool calls alike.
+    """
+
+    text: str
+    answered: bool = True
+    model_calls: int = 0
+    tool_results: list[ToolResultBlockParam] = field(default_factory=list)
+    attempts: tuple[Event, ...] = ()
+    stop_reason: str | None = None
+    error: ErrorAction | None = None
+    model: str | None = None  # the model that gave the answer (the fallback, if it did)
+    history_trimmed: bool = False  # earlier turns were dropped to keep the history in bounds
+
 
 SYSTEM_PROMPT = (
     "You are a helpful assistant with tools for the current weather and for arithmetic. "
@@ -47,76 +106,7 @@ SYSTEM_PROMPT = (
     "an error, tell the user plainly what it says; never invent weather figures, and never "
     "repeat a call that already failed with the same input."
 )
-CUT_SHORT = "(The answer was cut short because it reached the length limit.)"
-CONTEXT_FULL = (
-    "(The answer was cut short: this conversation no longer fits in the model's memory; "
-    "start a new one with /reset.)"
-)
-WRAP_UP = (
-    "You have reached this turn's limit of tool calls. Do not call any more tools: "
-    "answer now with what you have."
-)
-GAVE_UP = (
-    "I couldn't finish looking that up: the tools kept failing, so I stopped rather than "
-    "keep trying. Please try again in a little while."
-)
-OUT_OF_ROUNDS = (
-    "I couldn't finish looking that up: it took more steps than one question may, so I "
-    "stopped there. Please ask again, perhaps about fewer things at once."
-)
-REFUSED = "I can't help with that request."
-NO_ANSWER = (
-    "The model finished without saying anything, so there is no answer; "
-    "please ask again, perhaps in other words."
-)
 _NO_TOOLS: ToolChoiceParam = {"type": "none"}
-
-# The turn's own failures have no upstream error for errors/ to classify, so they are fixed
-# records with the same six fields, logged the same way (`log_fields`).
-_EMPTY = ErrorAction(
-    error_type="empty_answer",
-    user_message=NO_ANSWER,
-    action=Action.ESCALATE,  # the same request tends to end the same way: the user rephrases
-    action_detail="Do not resend as is; report no answer and let the user ask differently.",
-    retryable=False,
-    developer_note="the model ended its reply with no text and no tool call; turn not kept",
-)
-
-
-def out_of_time(limit_s: float) -> ErrorAction:
-    """The record of a turn whose deadline ran out before an answer."""
-    return ErrorAction(
-        error_type="turn_timed_out",
-        user_message=(
-            f"This question took longer than its limit of {duration(max(1, round(limit_s)))}, "
-            "so it was stopped without an answer; please try again, perhaps asking for less "
-            "at once."
-        ),
-        action=Action.ESCALATE,  # the same question would take as long: the user decides
-        action_detail="Do not resend as is; report no answer and let the user ask again.",
-        retryable=False,
-        developer_note=f"the turn's deadline ({limit_s:g} s, AGENT_TURN_TIMEOUT) ran out; "
-        "turn not kept",
-    )
-
-
-def _bounded(calls: int, stuck: bool, failed: bool, limits: Limits) -> ErrorAction:
-    """The record of a turn stopped by its bounds (the repeat bound or `max_rounds`); its
-    sentence says what happened: tools that kept failing (`failed`), or simply no rounds left."""
-    why = (
-        f"the model repeated a failing call more than {limits.max_repeats} times"
-        if stuck
-        else f"all {limits.max_rounds} rounds used"
-        + ("" if failed else ", every tool call succeeded")
-    )
-    return ErrorAction(
-        error_type="turn_bounded",
-        user_message=GAVE_UP if stuck or failed else OUT_OF_ROUNDS,
-        action=Action.ESCALATE,  # more rounds would not help: stop and answer with what there is
-        action_detail="Stop calling tools; ask the model once more with tools off, then answer.",
-        retryable=False,
-        developer_note=f"turn bounded after {calls} model calls: {why}; last call has tools off",
-    )
 
 
 class Turn:
@@ -131,7 +121,7 @@ class Turn:
         *,
         caller: ModelCaller,
         registry: Registry,
-        limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
+        limits: Limits = Limits(),
         system: str = SYSTEM_PROMPT,
         on_text: TextSink | None = None,
         tool_gate: asyncio.Semaphore | None = None,
@@ -150,7 +140,7 @@ class Turn:
             timeout_s=limits.tool_bound_s(),
             gate=tool_gate,
         )
-        self._timeline: list[Attempt] = []
+        self._timeline: list[Event] = []
         self._results: list[ToolResultBlockParam] = []
         self._a_call_failed = False  # a call that ran failed (calls refused unrun do not count)
         self._calls = 0
@@ -175,7 +165,7 @@ class Turn:
             except ModelUnavailable as exc:
                 if self._deadline.remaining() > 0:
                     return self._answer(exc.sentence, None, answered=False, error=exc.result)
-                record = out_of_time(limit)
+                record = records.out_of_time(limit)
                 log.warning("agent.turn_timed_out", **record.log_fields())
                 return self._answer(record.user_message, None, answered=False, error=record)
 
@@ -208,7 +198,7 @@ class Turn:
             case "pause_turn":
                 return await self._paused(reply)
             case "max_tokens":
-                return self._finish(reply, CUT_SHORT)
+                return self._finish(reply, records.CUT_SHORT)
             case "refusal":
                 return self._refused(reply)
             case "model_context_window_exceeded":
@@ -260,14 +250,16 @@ class Turn:
 
     async def _wrap_up(self) -> Answer:
         """Out of rounds, or stuck on a failing call: one last call, with tools off."""
-        record = _bounded(self._calls, self._tools.stuck, self._a_call_failed, self._limits)
-        log.warning(
-            "agent.turn_bounded",
-            rounds=self._calls,
-            stuck=self._tools.stuck,
-            **record.log_fields(),
+        stuck, limits = self._tools.stuck, self._limits
+        why = (
+            f"the model repeated a failing call more than {limits.max_repeats} times"
+            if stuck
+            else f"all {limits.max_rounds} rounds used"
+            + ("" if self._a_call_failed else ", every tool call succeeded")
         )
-        self._conversation.add_user_text(WRAP_UP)
+        record = records.bounded(self._calls, why=why, failed=stuck or self._a_call_failed)
+        log.warning("agent.turn_bounded", rounds=self._calls, stuck=stuck, **record.log_fields())
+        self._conversation.add_user_text(records.WRAP_UP)
         reply = await self._ask(_NO_TOOLS)
         if reply.stop_reason in {"tool_use", "pause_turn"} or not reply.text:
             return self._finish(reply, record.user_message, replace=True)
@@ -290,24 +282,25 @@ class Turn:
         kept = self._conversation.add_reply(reply)
         if reply.tool_calls:
             self._conversation.add_tool_results([_not_run(use) for use in reply.tool_calls])
-            self._conversation.add_assistant_text(note or GAVE_UP)
+            self._conversation.add_assistant_text(note or records.GAVE_UP)
         elif not kept:
             self._conversation.add_assistant_text(note)
 
     def _unanswered(self, reply: Reply) -> Answer:
         """A reply with no text to show: no answer, and the exchange is not kept."""
-        log.warning("agent.empty_answer", stop_reason=reply.stop_reason, **_EMPTY.log_fields())
-        return self._answer(NO_ANSWER, reply.stop_reason, answered=False, error=_EMPTY)
+        empty = records.EMPTY
+        log.warning("agent.empty_answer", stop_reason=reply.stop_reason, **empty.log_fields())
+        return self._answer(empty.user_message, reply.stop_reason, answered=False, error=empty)
 
     def _refused(self, reply: Reply) -> Answer:
         """A refusal is passed on; the refused exchange is not kept."""
-        text = reply.text or reply.refusal or REFUSED
+        text = reply.text or reply.refusal or records.REFUSED
         if not reply.text and self._on_text is not None:
             self._on_text(text)
         return self._answer(text, "refusal")
 
     def _context_full(self, reply: Reply) -> Answer | None:
-        return None if self._trim() else self._finish(reply, CONTEXT_FULL)
+        return None if self._trim() else self._finish(reply, records.CONTEXT_FULL)
 
     def _trim(self) -> bool:
         """Drop the turns before this one (the history no longer fits); False if none."""
@@ -340,7 +333,7 @@ class Turn:
         )
 
 
-def _answering_model(timeline: list[Attempt]) -> str | None:
+def _answering_model(timeline: list[Event]) -> str | None:
     """The model whose attempt answered last in this turn, if any did."""
     answered = (a.source for a in reversed(timeline) if a.caller == "model" and a.outcome == "ok")
     return next(answered, None)
@@ -348,9 +341,9 @@ def _answering_model(timeline: list[Attempt]) -> str | None:
 
 def _not_run(use: ToolCall) -> ToolResultBlockParam:
     """The closing `tool_result` of a call the turn ended before running, logged once."""
-    fields = NOT_RUN.log_fields()
+    fields = records.NOT_RUN.log_fields()
     log.warning("agent.tool_not_run", tool_use_id=use.id, tool=use.name[:80], **fields)
-    return result_block(use.id, NOT_RUN.user_message, is_error=True)
+    return result_block(use.id, records.NOT_RUN.user_message, is_error=True)
 
 
 def _joined(text: str, note: str) -> str:

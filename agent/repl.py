@@ -1,23 +1,36 @@
-"""The chat REPL: a conversation kept across turns, slash commands, Ctrl-C cancels the turn.
+"""`agent chat`: a conversation kept across turns, slash commands, Ctrl-C cancels the turn.
 
 `Repl.handle` is the async core (one line in, output through a `Screen`); `run_repl` is the
 synchronous driver around it, one event loop for the whole session (`asyncio.Runner`), so a
-Ctrl-C during a turn cancels that turn's task and the prompt comes back.
+Ctrl-C during a turn cancels that turn's task and the prompt comes back. `start_chat` sets the
+session up: a screen for stdout, readline history on a terminal, the agent.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
-from typing import Any
+import contextlib
+import os
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
+from typing import IO, Any
 
-from agent.answer import Answer
 from agent.app import Agent
 from agent.console import Screen, trace_table
 from agent.conversation import Conversation
-from resilience import Attempt, recording_attempts
+from agent.loop import Answer
+from resilience import Event, Listener, recording_attempts
 
-__all__ = ["CANCELLED_EARLY", "HELP", "HISTORY_NOTE", "PROMPT", "Repl", "run_repl"]
+__all__ = [
+    "CANCELLED_EARLY",
+    "HELP",
+    "HISTORY_FILE",
+    "HISTORY_NOTE",
+    "PROMPT",
+    "Repl",
+    "make_screen",
+    "run_repl",
+    "start_chat",
+]
 
 PROMPT = "you› "
 HELP = """\
@@ -44,7 +57,7 @@ class Repl:
         self.screen = screen
         self.conversation = Conversation()
         self.last: Answer | None = None
-        self.cancelled: tuple[Attempt, ...] | None = None  # the last turn's attempts, if cut
+        self.cancelled: tuple[Event, ...] | None = None  # the last turn's attempts, if cut
         self._streamed = False
         self._told_trimmed = False
         self._commands: dict[str, Callable[[], bool]] = {
@@ -174,3 +187,97 @@ def _session(runner: asyncio.Runner, repl: Repl, read: Callable[[str], str]) -> 
                 return
         except KeyboardInterrupt:
             repl.screen.line("(cancelled)", style="dim")
+
+
+# --- starting a chat ------------------------------------------------------------------------------
+
+HISTORY_FILE = "~/.agent_history"
+
+
+OpenAgent = Callable[[Listener, Callable[[str], None]], Awaitable[Agent]]
+
+
+def start_chat(
+    open_agent: OpenAgent,
+    stdout: IO[str],
+    read: Callable[[str], str],
+    *,
+    env: Mapping[str, str],
+    banner: str | None = None,
+) -> int:
+    """Run the REPL until /quit or Ctrl-D. `open_agent(listener, on_notice)` makes the agent:
+    its engines report to the status line, its MCP servers' problems to a notice."""
+    screen = make_screen(stdout, env)
+
+    def notice(sentence: str) -> None:
+        screen.line(sentence, style="yellow")
+
+    async def open_repl() -> Repl:
+        if banner:  # before the MCP servers start, and any sentence about them
+            screen.line(banner, style="dim")
+        return Repl(await open_agent(screen.status, notice), screen)
+
+    with _history(enabled=screen.laid_out and read is input):
+        return run_repl(open_repl, read)
+
+
+def make_screen(stdout: IO[str], env: Mapping[str, str]) -> Screen:
+    """The screen for `stdout`: on a terminal, replies laid out to its width, and a live
+    status line (in colour, unless NO_COLOR) where the terminal can move its cursor; plain
+    text, with no control codes at all, under TERM=dumb or off a terminal."""
+    if not _isatty(stdout):
+        return Screen(_writer(stdout))
+    capable = env.get("TERM", "").strip().lower() not in _DUMB_TERMINALS
+    color = capable and not env.get("NO_COLOR")
+    return Screen(_writer(stdout), terminal=capable, color=color, width=_width(stdout, env))
+
+
+_DUMB_TERMINALS = frozenset({"dumb", "unknown"})
+
+
+def _width(stdout: IO[str], env: Mapping[str, str]) -> Callable[[], int]:
+    """The terminal's width, read when asked (a window may be resized); COLUMNS wins."""
+
+    def width() -> int:
+        if (columns := env.get("COLUMNS", "").strip()).isdigit() and int(columns) > 0:
+            return int(columns)
+        try:
+            return os.get_terminal_size(stdout.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            return 80
+
+    return width
+
+
+def _writer(stream: IO[str]) -> Callable[[str], None]:
+    def write(text: str) -> None:
+        stream.write(text)
+        stream.flush()
+
+    return write
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _history(*, enabled: bool) -> Iterator[None]:
+    """readline line editing and a history file, on a real terminal only."""
+    if not enabled:
+        yield
+        return
+    import readline
+
+    path = os.path.expanduser(HISTORY_FILE)
+    with contextlib.suppress(OSError):
+        readline.read_history_file(path)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            readline.set_history_length(1000)
+            readline.write_history_file(path)

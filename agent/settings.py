@@ -1,17 +1,42 @@
-"""Settings from the environment (the table in docs/contracts.md); the key never appears in a
-repr."""
+"""Settings from the environment (the table in docs/contracts.md), and the secrets among them.
+
+The key never appears in a repr. Redaction by value: patterns catch keys that look like keys
+(`sk-…`, `Bearer …`, `key=…`); a key without a known prefix, echoed back by a 401 or carried in
+an endpoint's `?appid=`, does not look like one. So at start-up every configured value that is,
+or may be, a secret is handed to the redactor (`register_configured_secrets`), which then masks
+it wherever it appears — in the log, on stderr, and in anything sent to the model:
+
+- the API key;
+- every query value, and the user name and password, of each configured endpoint
+  (ANTHROPIC_BASE_URL and the weather URLs), as written and percent-decoded;
+- the value of every environment variable whose name ends in `_KEY`, `_TOKEN`, `_SECRET`
+  or `_PASSWORD`.
+
+Values shorter than `MIN_LENGTH` are left to the patterns: masking a two-letter `lang=en`
+everywhere would garble every line and protect nothing.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, unquote, urlsplit
 
-from agent.defaults import DEFAULT_MODEL  # there, `agent --help` can show it cheaply
-from errors import BadSetting
+from agent import DEFAULT_MODEL  # there, `agent --help` can show it without loading this
+from errors import MIN_SECRET_LENGTH, BadSetting
 from tools import Endpoints, check_http_url
 
-__all__ = ["DEFAULT_MODEL", "DEFAULT_MODEL_TIMEOUT_S", "DEFAULT_TURN_TIMEOUT_S", "Settings"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_MODEL_TIMEOUT_S",
+    "DEFAULT_TURN_TIMEOUT_S",
+    "MIN_LENGTH",
+    "SECRET_SUFFIXES",
+    "Settings",
+    "configured_secrets",
+    "register_configured_secrets",
+]
 
 DEFAULT_MODEL_TIMEOUT_S = 120.0  # one model attempt, streaming included (AGENT_MODEL_TIMEOUT)
 DEFAULT_TURN_TIMEOUT_S = 300.0  # one question, every model call and tool round (AGENT_TURN_TIMEOUT)
@@ -113,3 +138,57 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if not (math.isfinite(value) and value > 0):
         raise BadSetting(name, "must be a positive number of seconds")
     return value
+
+
+# --- the secrets among them ----------------------------------------------------------------------
+
+MIN_LENGTH = MIN_SECRET_LENGTH  # the redactor's own floor: registering shorter would do nothing
+SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+
+
+def register_configured_secrets(
+    settings: Settings, env: Mapping[str, str], register: Callable[[str], None]
+) -> int:
+    """Hand every configured secret to `register`, once each; returns how many."""
+    values = configured_secrets(settings, env)
+    for value in values:
+        register(value)
+    return len(values)
+
+
+def configured_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
+    """The values `register_configured_secrets` registers, longest first, without repeats."""
+    found = {value for value in _candidates(settings, env) if len(value) >= MIN_LENGTH}
+    return sorted(found, key=lambda value: (-len(value), value))
+
+
+def _candidates(settings: Settings, env: Mapping[str, str]) -> Iterator[str]:
+    if settings.api_key:
+        yield settings.api_key.strip()
+    endpoints = settings.endpoints
+    urls = [settings.base_url, endpoints.geocoding_url, endpoints.forecast_url, endpoints.wttr_url]
+    for url in urls:
+        if url:
+            yield from _url_secrets(url)
+    for name, value in env.items():
+        if name.upper().endswith(SECRET_SUFFIXES) and value.strip():
+            yield value.strip()
+
+
+def _url_secrets(url: str) -> Iterator[str]:
+    """The query values and the user info of `url`, as written and decoded."""
+    try:
+        parts = urlsplit(url)
+        username, password = parts.username, parts.password
+    except ValueError:
+        return
+    for raw in (username, password):
+        if raw:
+            yield raw
+            yield unquote(raw)
+    for pair in parts.query.split("&"):
+        _, _, raw = pair.partition("=")
+        if raw:
+            yield raw
+    for _, value in parse_qsl(parts.query, keep_blank_values=False):
+        yield value

@@ -23,12 +23,15 @@ import json
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from agent.answer import Answer
-from agent.models import Reply, ToolCall
 from errors import ErrorAction
 from resilience import tracing
-from tools import ToolResult
+
+if TYPE_CHECKING:
+    from agent.loop import Answer
+    from agent.models import Reply, ToolCall
+    from tools import ToolResult
 
 __all__ = ["AGENT_NAME", "chat", "provider", "replied", "tool", "tool_done", "turn", "turn_done"]
 

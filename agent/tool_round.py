@@ -1,14 +1,22 @@
-"""One round of tool calls: every tool call runs concurrently and gets one `tool_result`.
+"""One round of tool calls: which of a reply's calls run, each concurrently, one result each.
 
-A call that already failed in this turn (same tool, same input) is not run again: the model
-is told plainly not to repeat it (`REPEATED`), and past `max_repeats` the turn is wrapped up.
-Each call is bounded (`timeout_s`, and what is left of the turn's deadline, enforced by
+Fan-out is bounded: at most `Limits.max_tool_calls` of a reply's calls run (the first ones, in
+order); every other call still gets its `tool_result`, an `is_error` sentence saying it was not
+run and why, so the next request is valid and the model knows to ask for fewer. Tool-use ids
+must be unique, and the API wants exactly one `tool_result` per `tool_use`: which of the calls
+sharing an id was meant is unknowable, so none of them runs; the history keeps only the first
+block with that id, answered with a refusal (`DUPLICATE_ID`), and drops the later ones.
+
+A call that already failed in this turn (same tool, same input) is not run again: the model is
+told plainly not to repeat it (`REPEATED`), and past `max_repeats` the turn is wrapped up. Each
+call is bounded (`timeout_s`, and what is left of the turn's deadline, enforced by
 `Registry.dispatch`), whatever the tool: one built without the middleware cannot hang a turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -18,43 +26,88 @@ from typing import TYPE_CHECKING
 import structlog
 
 from agent import spans
-from agent.models import ToolCall
-from errors import Action, DeadlineExceeded, ErrorAction, classify
-from resilience import Attempt, Deadline
+from agent.models import Reply, ToolCall
+from agent.records import DUPLICATE_ID, REPEATED, too_many
+from errors import DeadlineExceeded, ErrorAction, classify
+from resilience import Deadline, Event
 from tools import Registry, ToolResult
 from tools.registry import SOURCE
 
 if TYPE_CHECKING:
     from anthropic.types import ToolResultBlockParam
 
-__all__ = ["NOT_RUN", "REPEATED", "RoundResult", "ToolRound", "result_block"]
+__all__ = ["FanOut", "RoundResult", "ToolRound", "plan_calls", "result_block", "unique_ids"]
 
 log = structlog.get_logger("agent")
 
-# The round's own failures have no upstream error for errors/ to classify: fixed records with
-# the same six fields, logged the same way (`log_fields`). Each user_message is one sentence.
-NOT_RUN = ErrorAction(
-    error_type="tool_not_run",
-    user_message=(
-        "This call was not run because the turn ended first; ask again if it is still needed."
-    ),
-    action=Action.SKIP,  # the turn is over: nothing to retry now, the next question may ask again
-    action_detail="Answer without this result; the call may be made again in a later turn.",
-    retryable=False,
-    developer_note="a tool_use left in the turn's last reply was closed without being run",
-)
-REPEATED = ErrorAction(
-    error_type="repeated_call",
-    user_message=(
-        "This exact call already failed earlier in this turn, so it was not run again; "
-        "do not repeat it — answer with what you have or ask the user."
-    ),
-    action=Action.FIX_INPUT,  # the same input would fail the same way: change it or stop
-    action_detail="Do not resend this tool call with the same input; answer from earlier results.",
-    retryable=False,
-    developer_note="the model repeated a tool call (same tool, same input) that already failed "
-    "in this turn; not run",
-)
+
+# --- which calls of a reply run -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FanOut:
+    """One reply's calls, sorted: the reply to keep, the calls to run, the calls refused."""
+
+    reply: Reply  # as the history keeps it: one block per tool_use id
+    run: tuple[ToolCall, ...]  # at most the cap, in order
+    refused: dict[str, ErrorAction]  # tool_use id → why it was not run
+
+    def results(self, ran: Sequence[ToolResultBlockParam]) -> list[ToolResultBlockParam]:
+        """One `tool_result` per kept `tool_use`, in the reply's order: the results of the
+        calls that ran (`ran`, in `run`'s order) and the refusals."""
+        by_id = {call.id: block for call, block in zip(self.run, ran, strict=True)}
+        blocks = []
+        for call in self.reply.tool_calls:
+            refusal = self.refused.get(call.id)
+            if refusal is None:
+                blocks.append(by_id[call.id])
+            else:
+                blocks.append(result_block(call.id, refusal.user_message, is_error=True))
+        return blocks
+
+
+def unique_ids(reply: Reply) -> tuple[Reply, frozenset[str]]:
+    """`reply` with every tool_use id kept once (its first block), and the ids repeated."""
+    counts = Counter(call.id for call in reply.tool_calls)
+    repeated = frozenset(tool_id for tool_id, count in counts.items() if count > 1)
+    if not repeated:
+        return reply, repeated
+    seen: set[str] = set()
+    content = []
+    for block in reply.content:
+        if isinstance(block, ToolCall):
+            if block.id in seen:
+                continue
+            seen.add(block.id)
+        content.append(block)
+    return dataclasses.replace(reply, content=tuple(content)), repeated
+
+
+def plan_calls(reply: Reply, limit: int) -> FanOut:
+    """Sort `reply`'s tool calls: repeated ids refused, then the first `limit` to run, the rest
+    refused as too many. Logged once per kind of refusal."""
+    kept, repeated = unique_ids(reply)
+    refused: dict[str, ErrorAction] = dict.fromkeys(repeated, DUPLICATE_ID)
+    candidates = [call for call in kept.tool_calls if call.id not in repeated]
+    run, over = candidates[:limit], candidates[limit:]
+    if repeated:
+        fields = DUPLICATE_ID.log_fields()
+        log.warning("agent.duplicate_call_ids", ids=sorted(repeated)[:20], **fields)
+    if over:
+        record = too_many(limit)
+        refused.update(dict.fromkeys((call.id for call in over), record))
+        asked = len(reply.tool_calls)
+        log.warning(
+            "agent.fanout_capped",
+            asked=asked,
+            run=len(run),
+            not_run=len(over),
+            **record.log_fields(),
+        )
+    return FanOut(kept, tuple(run), refused)
+
+
+# --- running them -------------------------------------------------------------------------------
 
 
 def result_block(tool_use_id: str, content: str, *, is_error: bool) -> ToolResultBlockParam:
@@ -74,7 +127,7 @@ class RoundResult:
     """What a round produced: one `tool_result` per call, in order, and every attempt made."""
 
     results: list[ToolResultBlockParam]
-    attempts: tuple[Attempt, ...]
+    attempts: tuple[Event, ...]
 
 
 class ToolRound:
@@ -113,7 +166,7 @@ class ToolRound:
 
     async def _one(
         self, use: ToolCall, timeout_s: float
-    ) -> tuple[ToolResultBlockParam, tuple[Attempt, ...]]:
+    ) -> tuple[ToolResultBlockParam, tuple[Event, ...]]:
         with (
             structlog.contextvars.bound_contextvars(tool_use_id=use.id, tool=use.name[:80]),
             spans.tool(use, known=use.name in self._registry) as span,
@@ -152,10 +205,11 @@ class ToolRound:
 
     def _failed(self, name: str, error: Exception, event: str, activity: str) -> ToolResult:
         """A call settled here, outside the registry: classified, logged once, one attempt."""
-        result = classify(error, activity).result
-        log.error(event, source=SOURCE, **result.log_fields())
-        attempt = Attempt(name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
-        return ToolResult.failed(result, (attempt,))
+        verdict = classify(error, activity)
+        log.error(event, source=SOURCE, **verdict.result.log_fields())
+        result = verdict.result
+        attempt = Event("failed", name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
+        return ToolResult.failed(verdict.result, (attempt,))
 
     def _settle(
         self, tool_use_id: str, key: tuple[str, str], result: ToolResult

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.answer import Limits
 from agent.conversation import CHARS_PER_TOKEN
+from agent.loop import Limits
 from agent.repl import HISTORY_NOTE, PROMPT
 from benchmarks.hostile_server import (
     HostileServer,

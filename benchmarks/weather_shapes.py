@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 from benchmarks.plan import Route
 from benchmarks.world import Place, conditions_at, place
-from offline._weather_wire import Area, Reading, current_payload, j1_payload, no_match
+from offline._world import Area, Reading, current_payload, j1_payload, no_match
 
 __all__ = ["CANARY", "GARBAGE", "answer", "failure", "request_key"]
 

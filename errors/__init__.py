@@ -14,6 +14,7 @@ The walk, for a reader: `_classify.py` (the verdict) → `_exceptions.py` (any e
 """
 
 from errors._classify import MAX_RETRIES, Verdict, classify, error_to_action
+from errors._codes import MAX_WAIT_S, hint_from_headers
 from errors._exceptions import (
     BadSetting,
     BadUpstreamData,
@@ -29,11 +30,13 @@ from errors._exceptions import (
 )
 from errors._kinds import Action, Blame, ErrorAction, ErrorType, Kind, Step
 from errors._llm import Assisted, classify_with_fallback_model, explain_with_claude
-from errors._redact import redact, register_secret
+from errors._redact import MIN_SECRET_LENGTH, redact, register_secret
 from errors._wording import duration, plainness_problems
 
 __all__ = [
     "MAX_RETRIES",
+    "MAX_WAIT_S",
+    "MIN_SECRET_LENGTH",
     "Action",
     "Assisted",
     "BadSetting",
@@ -58,6 +61,7 @@ __all__ = [
     "duration",
     "error_to_action",
     "explain_with_claude",
+    "hint_from_headers",
     "plainness_problems",
     "redact",
     "register_secret",

@@ -4,7 +4,7 @@
     verdict.result       # the six fields, worded for now (a retry is promised if one follows)
     verdict.step         # Step.RETRY, Step.NEXT or Step.STOP
     verdict.wait_s       # RETRY: the wait the failure asks for; None: the caller's backoff
-    verdict.final()      # the six fields worded as the last failure of the call
+    verdict.final()      # the same, worded as the last failure of the call
 
 One classification per failed attempt says everything a retry loop needs: whether to try the
 same source again and after how long, whether to give the source up for the next one or end
@@ -14,7 +14,7 @@ adds its own bounds (attempts, deadline, retry budget): see `resilience`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from errors._codes import MAX_WAIT_S, clamp_wait
@@ -63,13 +63,15 @@ class Verdict:
         """The server asked for longer than the cap: do not sleep; fall back or report it."""
         return self.hint_s is not None and self.wait_s is not None and self.hint_s > self.wait_s
 
-    def final(self) -> ErrorAction:
-        """The six fields as the last failure of a call: a verdict that would have retried is
-        worded as spent, so no sentence promises a retry that will not come (a wait beyond
-        the cap keeps its "try again in …")."""
+    def final(self) -> Verdict:
+        """This verdict as the last failure of a call: one that would have retried is worded
+        as spent, so no sentence promises a retry that will not come (a wait beyond the cap
+        keeps its "try again in …"), and its step is what follows a spent source."""
         if self.step is not Step.RETRY:
-            return self.result
-        return _result(self.kind, self.facts, self.operation, Action.ESCALATE, None, self.retry_count)
+            return self
+        action, retries = Action.ESCALATE, self.retry_count
+        spent = _result(self.kind, self.facts, self.operation, action, None, retries)
+        return replace(self, result=spent, step=self.kind.then, wait_s=None)
 
 
 def classify(

@@ -37,6 +37,7 @@ __all__ = [
     "grpc_signals",
     "hint_from_headers",
     "hint_from_text",
+    "json_rpc_signals",
     "sqlstate_signals",
     "status_in",
     "until_period_ends",
@@ -139,6 +140,21 @@ def _may_name_grpc(words: Words) -> bool:
 
 
 _GRPC_NUMBERS = frozenset(str(number) for number in range(1, 17))
+_JSON_RPC = re.compile(r"json-?rpc\W{0,3}(?:error\W{0,3})?(-32\d{3})|\"code\": ?(-32\d{3})")
+
+
+def json_rpc_signals(text: str) -> frozenset[Signal]:
+    """The signals of the JSON-RPC error codes the text quotes."""
+    if "-32" not in text:
+        return frozenset()
+    found = set()
+    for quoted, coded in _JSON_RPC.findall(text.lower()):
+        signal = _vocab_grpc.JSON_RPC.get(int(quoted or coded))
+        if signal is not None:
+            found.add(signal)
+    return frozenset(found)
+
+
 _SQLSTATE = re.compile(r"sqlstate\W{0,3}([0-9a-z]{5})")
 
 

@@ -140,6 +140,7 @@ class BadSetting(ValueError):
 
 # --- any error as facts ----------------------------------------------------------------
 
+
 def facts_from(error: BaseException | str, now: datetime | None = None, context: str = "") -> Facts:
     """The facts of `error`: a raw string, one of ours, or a foreign exception. `context` is
     the (cleaned) operation and user context, for the rows that depend on them."""

@@ -136,6 +136,7 @@ def clean_text(text: str) -> str:
 
 # --- vocabulary rows ----------------------------------------------------------------------
 
+
 class Term(NamedTuple):
     """Words that say `signal`; matched as whole words, case-insensitively."""
 

@@ -79,7 +79,7 @@ class ErrorType(StrEnum):
     SERVICE_UNAVAILABLE = "service_unavailable"
     RECIPIENT_UNAVAILABLE = "recipient_unavailable"
     AUTH_REQUIRES_ADMIN = "auth_requires_admin"
-    AUTH_TOKEN_EXPIRED = "auth_token_expired"
+    AUTH_TOKEN_EXPIRED = "auth_token_expired"  # noqa: S105 - a kind, not a secret
     AUTH_INVALID_CREDENTIALS = "auth_invalid_credentials"
     NOT_FOUND = "not_found"
     REQUEST_TOO_LARGE = "request_too_large"
@@ -160,10 +160,6 @@ T, A = ErrorType, Action
 LATER = "please try again in a few minutes"
 _BUSY = "{subject} hit a busy service, so it will be tried again in a moment."
 _BACKOFF = "Back off with full-jitter exponential delay, then retry the same request."
-_TOKEN = (
-    "{subject} was refused because the access token has expired; sign in again or renew it, "
-    "then retry."
-)
 _REFUSED = "{subject} couldn't reach the service, so it will be tried once more."
 
 # Our own verdicts: the tool already knows exactly what went wrong.
@@ -288,7 +284,8 @@ NEEDS_FORK = Kind(
 TOKEN_EXPIRED = Kind(
     T.AUTH_TOKEN_EXPIRED,
     A.FIX_INPUT,
-    _TOKEN,
+    "{subject} was refused because the access token has expired; sign in again or renew it, "
+    "then retry.",
     "Sign in again or renew the access token, then retry with the new one.",
 )
 BAD_CREDENTIALS = Kind(
@@ -378,8 +375,7 @@ BAD_DATA = Kind(
 INTERNAL = Kind(
     T.INTERNAL_ERROR,
     A.ESCALATE,
-    "{subject} failed because of a problem in this app, which has been logged for the "
-    "developers.",
+    "{subject} failed because of a problem in this app, which has been logged for the developers.",
     "Do not retry. Fix the bug described in the developer note.",
 )
 UNKNOWN = Kind(

@@ -24,9 +24,9 @@ import structlog
 
 from errors._classify import classify
 from errors._facts import clean_text
-from errors._wording import plainness_problems
-from errors._redact import redact
 from errors._kinds import ErrorAction
+from errors._redact import redact
+from errors._wording import plainness_problems
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic

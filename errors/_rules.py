@@ -96,7 +96,11 @@ _SERVER_ERRORS = range(500, 600)
 
 RULES: tuple[Rule, ...] = (
     # Our own verdicts: the tool already knows exactly what went wrong.
-    row(k.DEADLINE, "the whole call's budget is spent: nothing left to retry with", signals=[S.DEADLINE]),
+    row(
+        k.DEADLINE,
+        "the whole call's budget is spent: nothing left to retry with",
+        signals=[S.DEADLINE],
+    ),
     row(k.SKIPPED, "its circuit breaker is open: use another source", signals=[S.SKIPPED]),
     row(k.MISSING_KEY, "nothing was sent for want of a credential", signals=[S.MISSING_KEY]),
     # This machine's limits.

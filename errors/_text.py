@@ -233,7 +233,7 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
     found = find(words)
     errno_found, errno_connect = _codes.errno_signals(text, words)
     signals = signals_of(found) | errno_found | _codes.grpc_signals(words)
-    signals |= _codes.sqlstate_signals(text, words)
+    signals |= _codes.sqlstate_signals(text, words) | _codes.json_rpc_signals(text)
     signals -= _NOT_A_SIGNAL
     upstream_type = _upstream_type(text, words, found)
     status = _status(text, words, found, upstream_type)

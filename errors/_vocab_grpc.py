@@ -1,10 +1,13 @@
-"""gRPC status codes, by name and by number, as clients print them.
+"""RPC status codes: gRPC's by name and by number, and JSON-RPC 2.0's, as clients print them.
 
 Source of truth: gRPC's seventeen published status codes (0 OK to 16 UNAUTHENTICATED), as Python's
 `grpc.StatusCode`, grpc-node ("14 UNAVAILABLE: …") and Grpc.Core (`StatusCode="Unavailable"`)
 print them. Each code is mapped to the signal its documented meaning gives; a code is read
 only where the text says it is one (after "StatusCode", as "grpc_status: N", or as grpc-node's
 "N NAME:"), since words like "unknown" and "internal" are ordinary English.
+
+JSON-RPC 2.0 (the specification's error object, and the MCP SDK's own codes) is read from
+"JSON-RPC -32602" and `"code": -32602`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from errors._facts import Signal as S
 from errors._facts import Term, term
 
-__all__ = ["BY_NAME", "BY_NUMBER", "TERMS"]
+__all__ = ["BY_NAME", "BY_NUMBER", "JSON_RPC", "TERMS"]
 
 # name → (number, signal, why)
 _CODES: dict[str, tuple[int, S, str]] = {
@@ -43,3 +46,14 @@ TERMS: tuple[Term, ...] = tuple(
     for name, (number, signal, why) in _CODES.items()
     if "_" in name
 )
+
+# JSON-RPC 2.0 error codes (the specification's, and the MCP SDK's -32000/-32001).
+JSON_RPC: dict[int, S] = {
+    -32700: S.INTERNAL,  # parse error: the server could not read what we sent
+    -32600: S.INTERNAL,  # invalid request: likewise, our own doing
+    -32601: S.NOT_FOUND,  # method (or tool) not found
+    -32602: S.INVALID_INPUT,  # invalid params: the caller's input
+    -32603: S.SERVER,  # internal error, at the server
+    -32000: S.NETWORK,  # MCP SDK: the connection closed
+    -32001: S.TIMEOUT,  # MCP SDK: the request timed out
+}

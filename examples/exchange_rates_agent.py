@@ -21,12 +21,13 @@ from pathlib import Path
 
 import httpx
 
-from agent.answer import Answer
-from agent.app import open_agent
+import offline
+from agent import app
 from agent.log import configure_logging
+from agent.loop import Answer
 from agent.settings import Settings
 from examples.exchange_rates import exchange_rate_tool
-from resilience import Attempt, Policy
+from resilience import Event, Policy
 from tools import make_client
 
 QUESTION = "What's the exchange rate from USD to EUR?"
@@ -38,6 +39,7 @@ async def ask(
 ) -> Answer:
     """One answered turn; offline, the tool's services are the recordings."""
     transport = recorded_services(primary_down=primary_down) if settings.offline else None
+    open_agent = offline.open_agent if settings.offline else app.open_agent
     async with make_client(transport=transport) as http:
         agent = await open_agent(settings, tools=[exchange_rate_tool(http)], policy=policy)
         try:
@@ -65,7 +67,7 @@ def _recorded(name: str) -> httpx.Response:
     return httpx.Response(200, content=content, headers={"Content-Type": "application/json"})
 
 
-def timeline(attempts: Iterable[Attempt]) -> list[str]:
+def timeline(attempts: Iterable[Event]) -> list[str]:
     """One aligned line per attempt: caller, source, number, outcome, action."""
     rows = [(a.caller, a.source, str(a.number), a.outcome, a.action or "") for a in attempts]
     widths = [max((len(row[i]) for row in rows), default=0) for i in range(5)]

@@ -1,28 +1,29 @@
-"""The offline world, in one place: simulated weather services with a fault plan, the
-scripted model, and the wire encoders every fake speaks (Open-Meteo, wttr.in, the Messages
-API in JSON and server-sent events).
+"""The offline world, in one place: the scripted model, simulated weather services with a
+fault plan, models that misbehave on purpose, and the wire encoders every fake speaks
+(Open-Meteo, wttr.in, the Messages API in JSON and server-sent events).
 
-The app uses it when there is no API key; the tests and the benchmark use the same pieces,
-so every fake answers in the real services' shapes. It depends on the public types of
-`agent.models` and `tools`; nothing in `agent` or `tools` imports it except where offline
-mode is chosen (`agent.app`).
+The command line uses it when there is no API key (`agent/cli.py` wires it in); the tests,
+the demo and the benchmark use the same pieces, so every fake answers in the real services'
+shapes. It depends on the public types of `agent` and `tools`; nothing in `agent` imports
+it but the command line.
 
-Each name is imported on first use (PEP 562): the scripted model alone does not load the
-simulated services (and with them httpx).
+    agent = await offline.open_agent(Settings())     # the scripted model, simulated services
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from agent.app import Agent, Answer
+from agent.app import ask as _ask
+from agent.app import open_agent as _open_agent
+from offline._fakes import FlakyModel, MangledInputModel, QueuedModel, api_error, calls, text
+from offline._model import OFFLINE_MODEL, OfflineModel
+from offline._services import FORECAST, GEOCODING, SOURCES, WTTR, Fault, SimulatedServices
+from offline._world import HAND_SET, Place, Weather, hand_set
+
 if TYPE_CHECKING:
-    from offline._faults import Fault
-    from offline._model import OFFLINE_MODEL, OfflineModel
-    from offline._model_faults import FlakyModel, MangledInputModel, api_error
-    from offline._queued import QueuedModel, calls, text
-    from offline._services import FORECAST, GEOCODING, SOURCES, WTTR, SimulatedServices
-    from offline._world import HAND_SET, Place, Weather, hand_set
+    from agent.settings import Settings
 
 __all__ = [
     "FORECAST",
@@ -40,42 +41,30 @@ __all__ = [
     "SimulatedServices",
     "Weather",
     "api_error",
+    "ask",
     "calls",
     "hand_set",
+    "open_agent",
     "text",
 ]
 
-# Where each name lives.
-_HOMES = {
-    "FORECAST": "offline._services",
-    "Fault": "offline._faults",
-    "FlakyModel": "offline._model_faults",
-    "GEOCODING": "offline._services",
-    "HAND_SET": "offline._world",
-    "MangledInputModel": "offline._model_faults",
-    "OFFLINE_MODEL": "offline._model",
-    "OfflineModel": "offline._model",
-    "Place": "offline._world",
-    "QueuedModel": "offline._queued",
-    "SOURCES": "offline._services",
-    "SimulatedServices": "offline._services",
-    "WTTR": "offline._services",
-    "Weather": "offline._world",
-    "api_error": "offline._model_faults",
-    "calls": "offline._queued",
-    "hand_set": "offline._world",
-    "text": "offline._queued",
-}
+
+def _offline(settings: Settings, options: dict[str, Any]) -> dict[str, Any]:
+    """`options` with the scripted model and the simulated services, where not given (and
+    not replaced by a shared HTTP client)."""
+    options.setdefault("backend", OfflineModel())
+    if options.get("http") is None and options.get("transport") is None:
+        options["transport"] = SimulatedServices(settings.endpoints).transport
+    return options
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'offline' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # once: later lookups are plain attribute reads
-    return value
+async def open_agent(settings: Settings, **options: Any) -> Agent:
+    """`agent.app.open_agent` in the offline world: the scripted model answers (unless a
+    `backend` is given) and the tools call the simulated services (unless `http` or a
+    `transport` is given)."""
+    return await _open_agent(settings, **_offline(settings, options))
 
 
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+async def ask(question: str, settings: Settings, **options: Any) -> Answer:
+    """`agent.app.ask` in the offline world, as `open_agent`."""
+    return await _ask(question, settings, **_offline(settings, options))

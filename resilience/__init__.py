@@ -1,50 +1,65 @@
-"""The resilience engine, one for tools and models: retries decided by error-to-action,
-fallback through sources, deadlines, circuit breakers, a retry budget, progress and a timeline.
+"""The resilience engine, one for tools and models: retries decided by error-to-action and run
+by tenacity, fallback through sources, deadlines, circuit breakers, a retry budget, and one
+event type for the log, spans, the timeline and a progress line.
 
-    engine = Engine("get_weather", policy, observer)
+    engine = Engine("get_weather", policy, listener)
     outcome = await engine.run("getting the weather for Paris", [primary, fallback])
 
-`outcome.value` is the first answer; `outcome.attempts` says what happened on the way.
+`outcome.value` is the first answer; `outcome.attempts` says what happened on the way. Your own
+tenacity code can ask error-to-action the same way the engine does: `retry_if_error_to_action`,
+`wait_error_to_action`, `stop_error_to_action` (see `resilience/_tenacity.py`).
 """
 
-from resilience._breaker import CircuitBreaker
-from resilience._budget import RetryBudget
-from resilience._deadline import Deadline
-from resilience._decide import Decision, Reason, decide
-from resilience._engine import Engine
-from resilience._policy import Policy, full_jitter
-from resilience._report import CANCELLED, Kind, Outcome, retry_phrase
-from resilience._source import AttemptInfo, RetryOn, Source
-from resilience._timeline import (
-    Attempt,
-    Observer,
-    Progress,
+from resilience import tracing
+from resilience._engine import AttemptInfo, Engine, Outcome, RetryOn, Source
+from resilience._events import (
+    CANCELLED,
+    Event,
+    Listener,
     ProgressKind,
-    record,
+    Reason,
+    What,
     recording_attempts,
+    retry_phrase,
+)
+from resilience._limits import (
+    MAX_HOLD_S,
+    CircuitBreaker,
+    Deadline,
+    Policy,
+    RetryBudget,
+    full_jitter,
+)
+from resilience._tenacity import (
+    retry_if_error_to_action,
+    stop_error_to_action,
+    verdict_of,
+    wait_error_to_action,
 )
 
 __all__ = [
     "CANCELLED",
-    "Attempt",
+    "MAX_HOLD_S",
     "AttemptInfo",
     "CircuitBreaker",
     "Deadline",
-    "Decision",
     "Engine",
-    "Kind",
-    "Observer",
+    "Event",
+    "Listener",
     "Outcome",
     "Policy",
-    "Progress",
     "ProgressKind",
     "Reason",
     "RetryBudget",
     "RetryOn",
     "Source",
-    "decide",
+    "What",
     "full_jitter",
-    "record",
     "recording_attempts",
+    "retry_if_error_to_action",
     "retry_phrase",
+    "stop_error_to_action",
+    "tracing",
+    "verdict_of",
+    "wait_error_to_action",
 ]

@@ -1,72 +1,130 @@
-"""The engine: sources in order, each tried until it answers or error-to-action says stop.
+"""The engine: sources in order; within a source, tenacity runs the attempts.
 
-For every source, in order::
+    for each source, in order:
+        its breaker open?  → skipped; the next source
+        tenacity's AsyncRetrying runs its attempts, each cut at the attempt timeout or the
+        call's deadline, whichever is first:
+            retry = retry_if_error_to_action(operation)   (and the source's own `retry_on`)
+            wait  = wait_error_to_action(the policy's full jitter)
+            stop  = stop_error_to_action() | the caller's bounds: attempts, deadline, budget
+        answered  → the call's answer
+        gave up   → the verdict's step: STOP ends the call, NEXT tries the next source
 
-    breaker open? ── yes ──▶ skip it (recorded as an attempt numbered 0)
-        │ no
-    attempt, cut at the attempt timeout or the call's deadline, whichever is first
-        │ failed
-    verdict = errors.classify(error, operation, retry_count=n, max_wait_s=cap)
-    decision = decide(verdict, policy, n, time left, budget)   ── retry ──▶ sleep, attempt again
-        │ no retry
-    input to fix or deadline spent ──▶ stop;  anything else ──▶ next source
-
-It is a plain loop rather than tenacity's hooks: the decision is one pure function
-(`decide`), and splitting it into tenacity's separate retry, wait and stop callbacks meant
-passing state between them. The same engine runs tool sources (Open-Meteo, then wttr.in) and
-model calls (the primary model, then a fallback model).
+Every decision is read from error-to-action's verdict, classified once per failed attempt:
+whether to try again and after how long, the next source or the end, what the source's
+breaker learns. The engine adds only the caller's own bounds (`resilience._limits`), and says
+what happens as `Event`s to its listeners (`resilience._events`). The same engine runs tool
+sources (Open-Meteo, then wttr.in) and model calls (the primary model, then a fallback).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
-from errors import DeadlineExceeded, InvalidInput, NotFound, SourceSkipped, Verdict, classify
-from resilience._breaker import CircuitBreaker
-from resilience._budget import RetryBudget
-from resilience._deadline import Deadline
-from resilience._decide import Decision, decide
-from resilience._policy import Policy
-from resilience._report import Call, Kind, Outcome
-from resilience._source import AttemptInfo, Source
-from resilience._timeline import Observer
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+from tenacity.stop import stop_base
 
-__all__ = ["Engine"]
+from errors import ErrorType, SourceSkipped, Step, Verdict, classify
+from resilience._events import (
+    CANCELLED,
+    Event,
+    Listener,
+    Reason,
+    What,
+    listener_failed,
+    log_event,
+    record,
+    trace_event,
+)
+from resilience._limits import CircuitBreaker, Deadline, Policy, RetryBudget, full_jitter
+from resilience._tenacity import (
+    retry_if_error_to_action,
+    stop_error_to_action,
+    verdict_of,
+    wait_error_to_action,
+)
+
+__all__ = ["AttemptInfo", "Engine", "Outcome", "RetryOn", "Source"]
 
 T = TypeVar("T")
+RetryOn = Callable[[BaseException], bool]
+
+
+def retries_anything(_error: BaseException) -> bool:
+    """The default `retry_on`: error-to-action alone decides."""
+    return True
 
 
 @dataclass(frozen=True, slots=True)
-class _Answered(Generic[T]):
-    value: T
+class AttemptInfo:
+    """What a source's fetch function is told about the attempt it is making."""
+
+    number: int  # 1-based
+    retry_count: int
+    after_timeout: bool = False  # the last attempt timed out: send a lighter request if any
 
 
-_NEXT, _STOP = "next", "stop"  # after a source gave up: try the next source, or end the call
+@dataclass(frozen=True, slots=True)
+class Source(Generic[T]):
+    """A name and a function making one attempt.
+
+    Every exception `fetch` raises is classified by error-to-action, which decides whether
+    the same source is tried again. `retry_on` can only narrow that: a failure it returns
+    false for is not retried (it still falls through to the next source). `trusted` says
+    whether its word that the input is wrong ("no such place") may end a call as input to
+    fix; an untrusted one is still not retried, but alone it leaves the call unanswered.
+    """
+
+    name: str
+    fetch: Callable[[AttemptInfo], Awaitable[T]]
+    trusted: bool = True
+    retry_on: RetryOn = retries_anything
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome(Generic[T]):
+    """How a call through the chain of sources ended."""
+
+    value: T | None
+    source: str | None  # the source that answered; None when none did
+    attempts: tuple[Event, ...]
+    failure: Verdict | None = None  # the last failure, worded as final (no retry promised)
+    error: Exception | None = None  # the exception behind `failure`
+    fix: Verdict | None = None  # the caller's input must change (a trusted source said so)
+    retry_after_s: float | None = None  # a wait asked for, beyond the cap or the time left
+
+    @property
+    def answered(self) -> bool:
+        """Whether some source answered."""
+        return self.source is not None
 
 
 class Engine:
     """Retries, fallback, deadlines and breakers for one caller (a tool, or the model).
 
     It lives as long as the caller: it holds a circuit breaker per source and the retry
-    budget (the policy's, shared, or one of its own). `kind` names its log events.
+    budget (the policy's, shared, or one of its own). `kind` prefixes its log events;
+    `listener` hears every event too (a progress line, say).
     """
 
     def __init__(
         self,
         caller: str,
         policy: Policy | None = None,
-        observer: Observer | None = None,
+        listener: Listener | None = None,
         *,
-        kind: Kind = "tool",
+        kind: Literal["tool", "model"] = "tool",
     ) -> None:
         self.caller = caller
         self.policy = policy or Policy()
-        self.observer = observer
         self.kind = kind
         self.budget = self.policy.budget or RetryBudget()
+        self.listeners: tuple[Listener, ...] = (log_event, trace_event, record)
+        if listener is not None:
+            self.listeners += (listener,)
         self._breakers: dict[str, CircuitBreaker] = {}
 
     def breaker(self, source: str) -> CircuitBreaker:
@@ -89,118 +147,209 @@ class Engine:
         """Try `sources` in order until one answers. `operation` names the work in words
         ("getting the weather for Paris"); `subject` is what it is about, for the timeline;
         `deadline` bounds the whole call (default: the policy's `deadline_s` from now)."""
-        call = Call(self.caller, self.kind, operation, subject, self.observer)
-        run = _Run(
-            self, call, deadline or Deadline.after(self.policy.deadline_s, self.policy.clock)
-        )
+        deadline = deadline or Deadline.after(self.policy.deadline_s, self.policy.clock)
+        call: _Call[T] = _Call(self, operation, subject, deadline)
         for index, source in enumerate(sources):
             if index:
-                run.call.falling_back(sources[index - 1].name, source.name)
-            step = await run.source(source)
-            if isinstance(step, _Answered):
-                return run.call.outcome(step.value, source.name)
-            if step == _STOP:
+                call.emit("falling_back", source.name, previous=sources[index - 1].name)
+            step = await call.source(source)
+            if step is None:
+                return call.outcome(source.name)
+            if step is Step.STOP:
                 break
-        return run.call.outcome()
+        return call.outcome(None)
 
 
-class _Run:
-    """One call through the engine: its record, its deadline, and the source being tried."""
+class _Call(Generic[T]):
+    """One call through the engine: its deadline, its record, and the source being tried."""
 
-    def __init__(self, engine: Engine, call: Call, deadline: Deadline) -> None:
-        self.engine, self.call, self.deadline = engine, call, deadline
-        self.policy = engine.policy
+    def __init__(self, engine: Engine, operation: str, subject: str, deadline: Deadline) -> None:
+        self.engine, self.policy = engine, engine.policy
+        self.operation, self.subject, self.deadline = operation, subject, deadline
+        self.attempts: list[Event] = []
+        self.value: T | None = None
+        self.last: Verdict | None = None  # the latest failure
+        self.error: Exception | None = None
+        self.failed_at = ""  # the source of the latest failure
+        self.fix: Verdict | None = None
+        self.retry_after_s: float | None = None
+        self._started = 0.0  # when the latest attempt went out
 
-    async def source(self, source: Source[T]) -> _Answered[T] | str:
-        """Attempts at `source` until it answers or gives up (then: `_NEXT` or `_STOP`)."""
+    async def source(self, source: Source[T]) -> Step | None:
+        """Attempts at `source`, run by tenacity; None once it answers, else what follows."""
         breaker = self.engine.breaker(source.name)
-        info = AttemptInfo(1, 0)
-        while True:
-            if not breaker.allow():
-                return self._skipped(source.name, breaker)
-            started = self.policy.clock()
-            self.call.notify("attempting", source.name, f"waiting for {source.name}")
-            with self.call.trace.attempt(source.name, info.number):  # a span, if tracing
-                try:
-                    value = await self._attempt(source, info, breaker)
-                except asyncio.CancelledError:
-                    self.call.cancelled(source.name, info.number, self.policy.clock() - started)
-                    raise
-                except Exception as error:
-                    elapsed = self.policy.clock() - started
-                    decision, failure = self._failed(source, info, error, elapsed), error
-                else:
-                    self.call.succeeded(source.name, info.number, self.policy.clock() - started)
-                    return _Answered(value)
-            if not decision.retry:
-                return self._gave_up(source, failure)
-            await self._sleep(decision.wait_s)
-            info = AttemptInfo(info.number + 1, info.number, _timed_out(self.call))
-
-    async def _attempt(self, source: Source[T], info: AttemptInfo, breaker: CircuitBreaker) -> T:
-        """One attempt, bounded; the breaker and the budget learn how it went."""
-        timeout = self.policy.attempt_timeout_s
+        decide = retry_if_error_to_action(self.operation, max_wait_s=self._wait_cap)
+        bounds = _Bounds(self.policy, self.deadline, self.engine.budget)
+        retrying = AsyncRetrying(
+            retry=decide & retry_if_exception(source.retry_on),
+            wait=wait_error_to_action(self._backoff),
+            stop=stop_error_to_action() | bounds,
+            before_sleep=lambda state: self._failed(source.name, state, _retry_reason(state)),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        state: RetryCallState | None = None
         try:
-            value = await self.deadline.run(timeout, source.name, lambda: source.fetch(info))
-        except BaseException as error:
-            self._count_failure(source.name, breaker, error)
+            async for attempt in retrying:
+                state = attempt.retry_state
+                if not breaker.allow():
+                    return self._skipped(source.name, breaker)
+                with attempt:
+                    self.value = await self._attempt(source, breaker, decide, state)
+                    return None
+        except Exception:
+            assert state is not None  # tenacity raises only what an attempt raised
+            return self._gave_up(source, breaker, state, bounds.reason)
+        raise AssertionError("tenacity ended without an answer or an error")  # pragma: no cover
+
+    async def _attempt(
+        self,
+        source: Source[T],
+        breaker: CircuitBreaker,
+        decide: retry_if_error_to_action,
+        state: RetryCallState,
+    ) -> T:
+        """One attempt, bounded; the breaker and the budget learn how it went."""
+        number = state.attempt_number
+        started = self._started = self.policy.clock()
+        timed_out = self.last is not None and self.last.kind.error_type is ErrorType.TIMEOUT
+        info = AttemptInfo(number, number - 1, timed_out and number > 1)
+        self.emit("attempting", source.name, number=number)
+        try:
+            value = await self.deadline.run(
+                self.policy.attempt_timeout_s, source.name, lambda: source.fetch(info)
+            )
+        except asyncio.CancelledError:
+            breaker.release()  # cut short by the caller: no verdict on the source
+            self.emit("cancelled", source.name, number=number, since=started)
+            raise
+        except Exception as error:
+            verdict = decide.verdict(state, error)  # the one classification of this attempt
+            self.last, self.error, self.failed_at = verdict, error, source.name
+            self._learn(source.name, breaker, verdict)
             raise
         breaker.record_success()
         self.engine.budget.record_success()
+        self.emit("answered", source.name, number=number, since=started)
         return value
 
-    def _count_failure(self, name: str, breaker: CircuitBreaker, error: BaseException) -> None:
-        if isinstance(error, asyncio.CancelledError | DeadlineExceeded):
-            breaker.release()  # cut short by the caller's clock: no verdict on the source
-        elif isinstance(error, NotFound | InvalidInput):
+    def _learn(self, name: str, breaker: CircuitBreaker, verdict: Verdict) -> None:
+        """What the source's breaker (and the retry budget) learn from a failure."""
+        if verdict.kind.blame == "none":
+            breaker.release()
+        elif verdict.kind.blame == "caller":
             breaker.record_success()  # the source works; the question was wrong
         else:
             self.engine.budget.record_failure()
             if breaker.record_failure():
-                self.call.circuit_opened(name, breaker.cooldown_s)
+                self.emit("circuit_opened", name, cooldown_s=breaker.cooldown_s)
 
-    def _failed(
-        self, source: Source[T], info: AttemptInfo, error: Exception, elapsed: float
-    ) -> Decision:
-        """Classify the failure, decide, record; a server's "not before" holds its breaker."""
-        remaining = self.deadline.remaining()
-        verdict = self._classify(error, info.retry_count, remaining)
-        decision = decide(
-            verdict, self.policy, info.retry_count, remaining, budget=self.engine.budget
+    def _failed(self, name: str, state: RetryCallState, reason: Reason | None) -> None:
+        """The latest attempt failed: say so, with what follows (a retry's wait, or not)."""
+        wait = state.upcoming_sleep if reason in _RETRYING else None
+        self.emit(
+            "failed", name, number=state.attempt_number, since=self._started,
+            verdict=self.last, next=reason, wait_s=wait,
+        )  # fmt: skip
+
+    def _gave_up(
+        self,
+        source: Source[T],
+        breaker: CircuitBreaker,
+        state: RetryCallState,
+        stopped_by: Reason | None,
+    ) -> Step:
+        """No more attempts at `source`: why, and what follows (the verdict's step)."""
+        verdict = self.last
+        assert verdict is not None  # an attempt failed, or tenacity would have answered
+        reason = stopped_by or ("hint_beyond_cap" if verdict.beyond_cap else "not_retryable")
+        self._failed(source.name, state, reason)
+        if verdict.beyond_cap:  # not slept: the answer says when to try again
+            self.retry_after_s = verdict.hint_s
+        if verdict.hint_s and self.policy.breaker_threshold > 0:
+            breaker.hold(verdict.hint_s)  # a server's "not before" holds its breaker
+        step = verdict.kind.then if verdict.step is Step.RETRY else verdict.step
+        if verdict.kind.blame == "caller" and source.trusted:
+            self.fix = verdict if step is Step.STOP else self.fix or verdict
+        return step
+
+    def _skipped(self, name: str, breaker: CircuitBreaker) -> Step:
+        verdict = classify(SourceSkipped(f"{name}: circuit open", source=name), self.operation)
+        self.last, self.failed_at = verdict, name
+        self.emit("skipped", name, verdict=verdict, cooldown_s=breaker.remaining_cooldown())
+        return Step.NEXT
+
+    def outcome(self, answered_by: str | None) -> Outcome[T]:
+        """The call's result; with no source answering and nothing to fix, it gave up."""
+        failure = None if answered_by or self.last is None else self.last.final()
+        if answered_by is None and self.fix is None:
+            self.emit("gave_up", self.failed_at, verdict=failure)
+        attempts = len(self.attempts)
+        self.emit("ended", answered_by or "", number=attempts, wait_s=self.retry_after_s)
+        return Outcome(
+            self.value if answered_by else None,
+            answered_by,
+            tuple(self.attempts),
+            failure,
+            None if answered_by else self.error,
+            self.fix,
+            self.retry_after_s,
         )
-        if not source.retry_on(error):
-            decision = Decision(retry=False, reason="not_retryable")
-        self.call.failed(source.name, info.number, elapsed, (error, verdict), decision)
-        if not decision.retry and verdict.hint_s and self.policy.breaker_threshold > 0:
-            self.engine.breaker(source.name).hold(verdict.hint_s)
-        return decision
 
-    def _classify(self, error: BaseException, retry_count: int, remaining: float) -> Verdict:
-        cap = self.policy.wait_cap(remaining)
-        return classify(error, self.call.operation, retry_count=retry_count, max_wait_s=cap)
-
-    def _skipped(self, name: str, breaker: CircuitBreaker) -> str:
-        error = SourceSkipped(f"{name}: circuit open", source=name)
-        self.call.skipped(name, self._classify(error, 0, 0.0), breaker.remaining_cooldown())
-        return _NEXT
-
-    def _gave_up(self, source: Source[T], error: Exception) -> str:
-        """What follows a source that will not answer: input to fix and a spent deadline end
-        the call; a trusted "no such thing" is remembered; anything else tries the next."""
-        if isinstance(error, InvalidInput):
-            self.call.fix = error
-            return _STOP
-        if isinstance(error, DeadlineExceeded):
-            return _STOP
-        if isinstance(error, NotFound) and source.trusted_not_found:
-            self.call.fix = self.call.fix or error
-        return _NEXT
+    def emit(self, what: What, source: str, *, since: float | None = None, **fields: Any) -> None:
+        """Hand one event to every listener; one that raises never fails the call."""
+        if since is not None:
+            fields["duration_s"] = self.policy.clock() - since
+        if (verdict := fields.get("verdict")) is not None:
+            fields.update(outcome=verdict.result.error_type, action=verdict.result.action.value)
+        elif what in _OUTCOMES:
+            fields["outcome"] = _OUTCOMES[what]
+        engine = self.engine
+        event = Event(what, engine.caller, source, subject=self.subject, kind=engine.kind, **fields)
+        if event.ends_attempt:
+            self.attempts.append(event)
+        for listener in engine.listeners:
+            try:
+                listener(event)
+            except Exception as exc:  # a display problem must not cost the answer
+                listener_failed(event, exc)
 
     async def _sleep(self, seconds: float) -> None:
         if seconds > 0:  # an immediate retry goes straight out, without even a sleep(0)
             await self.policy.sleep(seconds)
 
+    def _wait_cap(self) -> float:
+        return self.policy.wait_cap(self.deadline.remaining())
 
-def _timed_out(call: Call) -> bool:
-    """Whether the latest attempt timed out (so the next one may be lighter)."""
-    return call.failure is not None and call.failure.result.error_type == "timeout"
+    def _backoff(self, state: RetryCallState) -> float:
+        return full_jitter(self.policy, state.attempt_number - 1)
+
+
+_RETRYING = frozenset({"backoff", "retry_after", "reconnect"})
+_OUTCOMES = {"answered": "ok", "cancelled": CANCELLED}
+
+
+def _retry_reason(state: RetryCallState) -> Reason:
+    """How the wait before a retry was chosen: the server's hint, at once, or a backoff."""
+    verdict = verdict_of(state)
+    if verdict is None or verdict.wait_s is None:
+        return "backoff"
+    return "retry_after" if verdict.hint_s is not None else "reconnect"
+
+
+class _Bounds(stop_base):
+    """The caller's own bounds, asked once error-to-action would retry: attempts, the time
+    left, the retry budget. It remembers which one stopped the source."""
+
+    def __init__(self, policy: Policy, deadline: Deadline, budget: RetryBudget) -> None:
+        self.policy, self.deadline, self.budget = policy, deadline, budget
+        self.reason: Reason | None = None
+
+    def __call__(self, state: RetryCallState) -> bool:
+        if state.attempt_number >= self.policy.max_attempts:
+            self.reason = "attempt_cap"
+        elif state.upcoming_sleep >= self.deadline.remaining():
+            self.reason = "deadline"
+        elif not self.budget.allows_retry():
+            self.reason = "retry_budget"
+        return self.reason is not None

@@ -44,6 +44,7 @@ __all__ = [
     "enabled",
     "failure_attributes",
     "span",
+    "start",
     "withheld",
 ]
 
@@ -73,6 +74,9 @@ class Span:
     def fail(self, result: ErrorAction, *, withheld: Sequence[str] = ()) -> None:
         """Mark the operation failed: `error.type`, error-to-action's fields, status ERROR."""
 
+    def end(self, *, failed: bool = False) -> None:
+        """End a span made by `start` (with status ERROR if `failed`)."""
+
 
 NULL_SPAN = Span()
 _OFF = contextlib.nullcontext(NULL_SPAN)
@@ -100,6 +104,11 @@ class _Recording(Span):
     def fail(self, result: ErrorAction, *, withheld: Sequence[str] = ()) -> None:
         self.set(failure_attributes(result, withheld=withheld))
         self._span.set_status(self._otel.error)
+
+    def end(self, *, failed: bool = False) -> None:
+        if failed:
+            self._span.set_status(self._otel.error)
+        self._span.end()
 
 
 class _Otel:
@@ -131,6 +140,12 @@ class _Otel:
                 otel_span.set_attribute("error.type", _escaped(exc))
                 otel_span.set_status(self.error)
                 raise
+
+    def start(self, name: str, kind: Kind, attributes: Attributes) -> Span:
+        otel_span = self.tracer.start_span(
+            name, kind=self._kinds[kind], attributes=_clean(attributes), record_exception=False
+        )
+        return _Recording(self, otel_span)
 
     def current(self) -> Span:
         return _Recording(self, self._trace.get_current_span())
@@ -171,6 +186,14 @@ def span(
     if _otel is None:
         return _OFF
     return _otel.span(name, kind, attributes or {})
+
+
+def start(name: str, *, kind: Kind = "internal", attributes: Attributes | None = None) -> Span:
+    """A span named `name`, a child of the current one but not made current itself: `end` it.
+    (The engine's attempt spans: opened and ended by events, in the caller's task.)"""
+    if _otel is None:
+        return NULL_SPAN
+    return _otel.start(name, kind, attributes or {})
 
 
 def current() -> Span:

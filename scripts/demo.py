@@ -31,10 +31,10 @@ from structlog.testing import capture_logs
 from structlog.typing import EventDict
 
 from agent import otel
-from agent.answer import Answer
-from agent.app import make_backends, open_agent
+from agent.app import claude_models, open_agent
 from agent.console import trace_table
 from agent.log import shared_processors
+from agent.loop import Answer
 from agent.models import ModelBackend
 from agent.settings import Settings
 from agent.terminal import for_terminal
@@ -62,6 +62,11 @@ def _no_faults(_: SimulatedServices) -> None:
     return None
 
 
+def default_models(settings: Settings) -> list[ModelBackend]:
+    """The scripted model offline; with a key, Claude (and AGENT_FALLBACK_MODEL, if set)."""
+    return [OfflineModel()] if settings.offline else claude_models(settings)
+
+
 @dataclass(frozen=True, slots=True)
 class Scenario:
     """One failure pattern: a question, faults for the services, the models to ask."""
@@ -70,7 +75,7 @@ class Scenario:
     title: str
     question: str
     faults: Callable[[SimulatedServices], None] = _no_faults
-    models: Callable[[Settings], list[ModelBackend]] = make_backends
+    models: Callable[[Settings], list[ModelBackend]] = default_models
 
 
 def _both_down(services: SimulatedServices) -> None:
@@ -79,18 +84,18 @@ def _both_down(services: SimulatedServices) -> None:
 
 
 def _overloaded_once(settings: Settings) -> list[ModelBackend]:
-    primary = make_backends(settings)[0]
+    primary = default_models(settings)[0]
     return [FlakyModel(primary, [api_error(529, "overloaded_error", "Overloaded")])]
 
 
 def _mangled(settings: Settings) -> list[ModelBackend]:
-    return [MangledInputModel(make_backends(settings)[0])]
+    return [MangledInputModel(default_models(settings)[0])]
 
 
 def _primary_stays_overloaded(settings: Settings) -> list[ModelBackend]:
     """The primary answers 529 three times (its retries spent); the fallback model answers:
     offline, a second scripted model; with a key, AGENT_FALLBACK_MODEL or Claude Haiku."""
-    primary = make_backends(settings)[0]
+    primary = default_models(settings)[0]
     overloaded = [api_error(529, "overloaded_error", "Overloaded") for _ in range(3)]
     return [FlakyModel(primary, overloaded), _fallback_model(settings, primary)]
 
@@ -98,7 +103,7 @@ def _primary_stays_overloaded(settings: Settings) -> list[ModelBackend]:
 def _fallback_model(settings: Settings, primary: ModelBackend) -> ModelBackend:
     if settings.claude_key is None:
         return OfflineModel(name="offline-fallback")
-    from agent.models.claude import ClaudeModel
+    from agent.claude import ClaudeModel
 
     assert isinstance(primary, ClaudeModel)
     name = settings.fallback_model or "claude-haiku-4-5"

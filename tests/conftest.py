@@ -4,12 +4,36 @@ fake clock, a policy on it, a progress recorder."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
 import structlog
 
-from resilience import Policy, Progress, RetryBudget
+from resilience import Event, Policy, ProgressKind, RetryBudget
 from tests.tools.fakes import FakeClock
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """What a person watching was told of one event: its `progress`, with who and how long."""
+
+    kind: ProgressKind
+    caller: str
+    source: str
+    message: str
+    wait_s: float | None = None
+
+
+class Watched(list[Progress]):
+    """A listener that keeps the progress a person watching would see (events with none are
+    not kept)."""
+
+    def append(self, event: Event | Progress) -> None:  # type: ignore[override]
+        if isinstance(event, Progress):
+            super().append(event)
+        elif event.progress is not None:
+            kind, message = event.progress
+            super().append(Progress(kind, event.caller, event.source, message, event.wait_s))
 
 
 @pytest.fixture(autouse=True)
@@ -32,6 +56,6 @@ def policy(clock: FakeClock) -> Policy:
 
 
 @pytest.fixture
-def progress() -> list[Progress]:
-    """Progress events an observer received."""
-    return []
+def progress() -> Watched:
+    """The progress a listener was given, as a person watching would see it."""
+    return Watched()

@@ -14,9 +14,9 @@ import pytest
 import respx
 import structlog
 
+from agent.claude import READ_TIMEOUT_S
 from agent.cli import EXIT_BROKEN_PIPE, EXIT_NO_ANSWER, EXIT_OK, EXIT_USAGE, main
 from agent.explain import run
-from agent.models.claude import READ_TIMEOUT_S
 from agent.settings import DEFAULT_MODEL, Settings
 from errors import error_to_action
 

@@ -1,10 +1,7 @@
-"""Start-up stays light (issue 12): which modules each command loads, in a fresh interpreter.
-
-Presence only, never timings (benchmarks/startup.py measures those). Offline mode never
-imports the anthropic SDK; `--help` imports neither the tools nor the error library; a sum
-loads no HTTP stack; explain-error without --llm loads neither rich nor httpx; only the REPL
-loads rich; and with a key, Claude's SDK is imported on a background thread, not before the
-prompt.
+"""Start-up: offline mode never imports the anthropic SDK, OpenTelemetry or the MCP SDK (they
+are imported only when asked for), whatever the command; with a key, Claude's SDK is imported
+on a background thread, not before the prompt. Presence only, never timings
+(benchmarks/startup.py measures those).
 """
 
 from __future__ import annotations
@@ -19,15 +16,13 @@ from types import ModuleType
 import pytest
 
 from agent.app import open_agent
-from agent.models.claude import ClaudeModel
+from agent.claude import ClaudeModel
 from agent.settings import Settings
 from benchmarks.harness import REPO
 from benchmarks.startup import Case, Row, Startup, print_startup, run_startup
 from tests.script_loader import BENCH, load_script
 
-# The SDK and its HTTP stack; rich and what httpx's command line would bring; the extras.
-SDK = {"anthropic", "httpx2"}
-HEAVY = SDK | {"rich", "click", "pygments", "mcp", "jsonschema", "opentelemetry"}
+ASKED_FOR_ONLY = {"anthropic", "httpx2", "opentelemetry", "mcp"}  # Claude, --otel, --mcp
 _SCRIPT = """
 import json, sys
 from agent.cli import main
@@ -60,44 +55,20 @@ def _roots(modules: set[str]) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "argv",
-    [["--help"], ["ask", "--help"], ["chat", "--help"], ["explain-error", "--help"]],
-    ids=["agent", "ask", "chat", "explain-error"],
+    ("argv", "stdin"),
+    [
+        (["--help"], ""),
+        (["ask", "--offline", "What is 2+2?"], ""),
+        (["ask", "--offline", "Weather in Rome?"], ""),
+        (["ask", "What is 2+2?"], ""),  # no key: offline
+        (["chat", "--offline"], "/quit\n"),
+        (["explain-error"], json.dumps({"error": "reset by peer", "operation": "x"}) + "\n"),
+    ],
+    ids=["help", "sum", "weather", "no key", "chat", "explain-error"],
 )
-def test_help_loads_only_the_command_line(argv: list[str]) -> None:
-    roots = _roots(_modules(argv))
-    assert not roots & (HEAVY | {"httpx", "pydantic", "structlog", "errors", "tools"})
-
-
-def test_an_offline_sum_loads_no_sdk_no_http_stack_and_no_rich() -> None:
-    modules = _modules(["ask", "--offline", "What is 2+2?"])
-    assert not _roots(modules) & (HEAVY | {"httpx"})
-    assert "tools.weather._service" not in modules  # the weather tool's work, unasked for
-    assert "offline._services" not in modules  # the simulated weather services
-
-
-def test_an_offline_weather_question_loads_httpx_but_no_sdk_and_no_rich() -> None:
-    """The simulated services answer through httpx's MockTransport: httpx is needed here."""
-    roots = _roots(_modules(["ask", "--offline", "Weather in Rome?"]))
-    assert "httpx" in roots
-    assert not roots & HEAVY
-
-
-def test_no_key_is_offline_and_loads_no_sdk() -> None:
-    roots = _roots(_modules(["ask", "What is 2+2?"]))
-    assert not roots & SDK
-
-
-def test_explain_error_without_llm_loads_no_sdk_no_http_stack_and_no_rich() -> None:
-    line = json.dumps({"error": "ConnectionResetError: reset by peer", "operation": "x"})
-    roots = _roots(_modules(["explain-error"], stdin=line + "\n"))
-    assert not roots & (HEAVY | {"httpx"})
-
-
-def test_offline_chat_loads_rich_for_its_screen_but_no_sdk_and_no_http_stack() -> None:
-    roots = _roots(_modules(["chat", "--offline"], stdin="/quit\n"))
-    assert "rich" in roots
-    assert not roots & (SDK | {"httpx"})
+def test_offline_never_imports_the_sdks_asked_for_only(argv: list[str], stdin: str) -> None:
+    """No anthropic (nor its httpx2), no OpenTelemetry, no MCP SDK unless asked for."""
+    assert not _roots(_modules(argv, stdin)) & ASKED_FOR_ONLY
 
 
 async def test_with_a_key_the_models_are_stand_ins_until_the_sdk_is_loaded() -> None:

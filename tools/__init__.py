@@ -1,27 +1,22 @@
 """Tools the model can call, their registry, and `@tool` to make your own.
 
 Every tool runs behind the resilience engine (`resilience`): retries decided by
-error-to-action, fallback sources, deadlines and circuit breakers.
-
-Each name is imported on first use (PEP 562), so reading the settings (`Endpoints`,
-`check_http_url`) does not load the HTTP stack, the tools or the gazetteer.
+error-to-action, fallback sources, deadlines and circuit breakers. `builtin_tools` gives the
+agent's own two, `get_weather` and `calculate`; your MCP servers' tools are in `tools.mcp`.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
-if TYPE_CHECKING:
-    from tools._default import builtin_tools
-    from tools._function import tool
-    from tools._tool import Handler, Tool
-    from tools._types import ToolResult
-    from tools._urls import check_http_url
-    from tools.calculator import calculate_tool
-    from tools.http import make_client, read_capped
-    from tools.registry import Registry
-    from tools.weather import Endpoints, weather_tool
+import httpx
+
+from resilience import Listener, Policy
+from tools._function import tool
+from tools.calculator import calculate_tool
+from tools.http import check_http_url, get_json, make_client, read_capped
+from tools.registry import Handler, Registry, Tool, ToolResult, to_result
+from tools.weather import Endpoints, weather_tool
 
 __all__ = [
     "Endpoints",
@@ -32,37 +27,23 @@ __all__ = [
     "builtin_tools",
     "calculate_tool",
     "check_http_url",
+    "get_json",
     "make_client",
     "read_capped",
+    "to_result",
     "tool",
     "weather_tool",
 ]
 
-# Where each name lives.
-_HOMES = {
-    "Endpoints": "tools.weather._endpoints",
-    "Handler": "tools._tool",
-    "Registry": "tools.registry",
-    "Tool": "tools._tool",
-    "ToolResult": "tools._types",
-    "builtin_tools": "tools._default",
-    "calculate_tool": "tools.calculator",
-    "check_http_url": "tools._urls",
-    "make_client": "tools.http",
-    "read_capped": "tools.http",
-    "tool": "tools._function",
-    "weather_tool": "tools.weather._tool",
-}
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'tools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # once: later lookups are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+def builtin_tools(
+    client: httpx.AsyncClient | Callable[[], httpx.AsyncClient],
+    *,
+    endpoints: Endpoints | None = None,
+    policy: Policy | None = None,
+    listener: Listener | None = None,
+) -> list[Tool]:
+    """Both tools, sharing `policy` (and so its retry budget, if it carries one); `client`
+    may be a function that makes the HTTP client, called on the first weather question."""
+    weather = weather_tool(client, endpoints=endpoints, policy=policy, listener=listener)
+    return [weather, calculate_tool().bound(policy, listener)]

@@ -37,10 +37,8 @@ from typing import Any, overload
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic_core import to_jsonable_python
 
-from resilience import AttemptInfo, Engine, Observer, Policy, RetryOn, Source
-from tools._result import to_result
-from tools._tool import Tool
-from tools._types import ToolResult
+from resilience import AttemptInfo, Engine, Listener, Policy, RetryOn, Source
+from tools.registry import Tool, ToolResult, to_result
 
 __all__ = ["tool"]
 
@@ -63,7 +61,7 @@ def tool(
     fallbacks: Sequence[Function] = (),
     retry_on: RetryOnSpec | None = None,
     policy: Policy | None = None,
-    observer: Observer | None = None,
+    listener: Listener | None = None,
 ) -> Callable[[Function], Tool]: ...
 
 
@@ -77,13 +75,13 @@ def tool(
     fallbacks: Sequence[Function] = (),
     retry_on: RetryOnSpec | None = None,
     policy: Policy | None = None,
-    observer: Observer | None = None,
+    listener: Listener | None = None,
 ) -> Tool | Callable[[Function], Tool]:
     """Make a `Tool` of `fn` (see the module's doc); `activity` may name inputs in braces."""
 
     def make(function: Function) -> Tool:
         spec = _spec(function, name, description, activity, fallbacks, retry_on)
-        return _build(spec, policy, observer)
+        return _build(spec, policy, listener)
 
     return make if fn is None else make(fn)
 
@@ -251,15 +249,15 @@ def _predicate(retry_on: RetryOnSpec | None) -> RetryOn:
     return retry_on
 
 
-def _build(spec: _Spec, policy: Policy | None, observer: Observer | None) -> Tool:
-    engine = Engine(spec.name, policy, observer)
+def _build(spec: _Spec, policy: Policy | None, listener: Listener | None) -> Tool:
+    engine = Engine(spec.name, policy, listener)
 
     async def handler(args: BaseModel) -> ToolResult:
         operation = spec.operation(args)
         named = zip(spec.functions, spec.sources, strict=True)
         sources = [_source(spec, fn, name, args) for fn, name in named]
         outcome = await engine.run(operation, sources)
-        return to_result(outcome, operation, str)
+        return to_result(outcome, str)
 
     return Tool(
         spec.name,
@@ -267,7 +265,7 @@ def _build(spec: _Spec, policy: Policy | None, observer: Observer | None) -> Too
         spec.input_model,
         handler,
         spec.activity,
-        rebind=lambda policy, observer: _build(spec, policy, observer),
+        rebind=lambda policy, listener: _build(spec, policy, listener),
     )
 
 

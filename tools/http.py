@@ -16,11 +16,11 @@ import math
 import ssl
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
-from errors import BadUpstreamData, ResponseTooLarge, UpstreamStatus, redact
-from tools._urls import check_http_url
+from errors import BadSetting, BadUpstreamData, ResponseTooLarge, UpstreamStatus, redact
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -35,6 +35,24 @@ __all__ = [
     "read_capped",
     "with_params",
 ]
+
+
+# --- configured endpoints -----------------------------------------------------------------------
+
+
+def check_http_url(name: str, url: str) -> None:
+    """Refuse, as `errors.BadSetting(name, …)`, a `url` that is not http(s) with a host (and a
+    valid port, if any). The value is never echoed: it may carry a key."""
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port that is not a number in range
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise BadSetting(name, "must be an http(s) URL")
+
+
+# --- the client and the capped GET --------------------------------------------------------------
 
 USER_AGENT = "failsafe-agent/0.1 (+https://github.com/failsafe-agent; tool-use demo)"
 DEFAULT_MAX_BYTES = 1_000_000

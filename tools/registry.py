@@ -1,9 +1,18 @@
-"""The tool registry: builds the Anthropic `tools` list and dispatches one `tool_use`.
+"""Tools: the `Tool` type, its one `ToolResult` per call, and the registry that dispatches.
 
-Unknown names and invalid input become `fix_input` results here, before any network call;
-a handler that crashes (a bug) becomes an `escalate` result, and one that outlasts the
+    registry = Registry([weather_tool(http), calculate_tool()])
+    registry.definitions()                       # the Messages API's `tools` list
+    result = await registry.dispatch("get_weather", {"city": "Paris"}, timeout_s=30)
+
+A tool is a name, a description, a pydantic input model and an async handler that returns a
+`ToolResult` and never raises for upstream failures: its sources run behind the resilience
+engine, and `to_result` turns the engine's `Outcome` into the one result the model is given —
+the answer, or only error-to-action's one plain sentence with `is_error`.
+
+Unknown names and invalid input become `fix_input` results in `dispatch`, before any network
+call; a handler that crashes (a bug) becomes an `escalate` result, and one that outlasts the
 caller's `timeout_s` a `deadline_exceeded` one. Nothing raises past `dispatch`, and each of
-these results carries one `Attempt` from the "registry" source, so every result says what
+these results carries one event from the "registry" source, so every result says what
 happened.
 """
 
@@ -11,25 +20,104 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from errors import DeadlineExceeded, InvalidInput, classify
-from resilience import Attempt
-from tools._tool import Tool
-from tools._types import ToolResult
-
-__all__ = ["SOURCE", "Registry"]
+from errors import DeadlineExceeded, ErrorAction, InvalidInput, classify
+from resilience import Event, Listener, Outcome, Policy
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
 
+__all__ = ["SOURCE", "Handler", "Rebind", "Registry", "Tool", "ToolResult", "to_result"]
+
 log = structlog.get_logger("tools")
 
 SOURCE = "registry"  # the timeline's source for calls settled before or around the tool
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What one `tool_use` produces: exactly one of these becomes one `tool_result`.
+
+    `content` is the tool's JSON text on success (or a degraded answer), and only the
+    error-to-action `user_message` when `is_error` is true.
+    """
+
+    content: str
+    is_error: bool = False
+    error: ErrorAction | None = None
+    attempts: tuple[Event, ...] = ()
+
+    @classmethod
+    def failed(cls, error: ErrorAction, attempts: tuple[Event, ...] = ()) -> ToolResult:
+        """The `is_error` result for `error`: the model reads only its `user_message`."""
+        return cls(error.user_message, is_error=True, error=error, attempts=attempts)
+
+
+Handler = Callable[[Any], Awaitable[ToolResult]]
+Rebind = Callable[[Policy | None, Listener | None], "Tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool the model may call.
+
+    `handler` receives a validated instance of `input_model` and returns a `ToolResult`;
+    it never raises for upstream failures (the engine turns them into results).
+    `activity` names the work in plain words ("getting the weather") for error messages.
+    `rebind`, when set, builds the same tool on an agent's policy and listener (`bound`).
+    `input_schema`, when set, is the JSON Schema sent to the model in place of the input
+    model's own (an MCP server's schema); `origin` says where a tool comes from, for `/tools`.
+    """
+
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    handler: Handler
+    activity: str
+    rebind: Rebind | None = None
+    input_schema: Mapping[str, Any] | None = None
+    origin: str = ""
+
+    def definition(self) -> ToolParam:
+        """The Anthropic `tools` entry for this tool."""
+        schema = self.input_schema
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": dict(schema) if schema else self.input_model.model_json_schema(),
+        }
+
+    def bound(self, policy: Policy | None, listener: Listener | None) -> Tool:
+        """This tool on `policy` (its sleep, clock, retry budget) reporting to `listener`;
+        itself when it was built for them already."""
+        return self if self.rebind is None else self.rebind(policy, listener)
+
+
+def to_result(
+    outcome: Outcome[T],
+    render: Callable[[T], str],
+    *,
+    no_answer: Callable[[Outcome[T]], ToolResult] | None = None,
+) -> ToolResult:
+    """The answer, rendered; or the input to fix; or, with no source answering,
+    `no_answer`'s result (e.g. a degraded answer) or the last failure's one plain sentence."""
+    attempts = outcome.attempts
+    if outcome.answered:
+        return ToolResult(render(outcome.value), attempts=attempts)  # type: ignore[arg-type]
+    if outcome.fix is not None:
+        return ToolResult.failed(outcome.fix.result, attempts)
+    if no_answer is not None:
+        return no_answer(outcome)
+    if outcome.failure is None:
+        raise ValueError("a tool call needs at least one source")  # a developer's mistake
+    return ToolResult.failed(outcome.failure.result, attempts)
 
 
 class Registry:
@@ -89,10 +177,11 @@ async def _run(tool: Tool, args: BaseModel, timeout_s: float | None, started: fl
 def _failure(
     error: BaseException, activity: str, event: str, name: str, started: float, **fields: Any
 ) -> ToolResult:
-    """Classify, log once, and answer with the one registry `Attempt` of this call."""
-    result = classify(error, activity).result
+    """Classify, log once, and answer with the one registry event of this call."""
+    verdict = classify(error, activity)
     tool = name[:80]
-    log.warning(event, tool=tool, source=SOURCE, attempt=1, **result.log_fields(), **fields)
+    log.warning(event, tool=tool, source=SOURCE, attempt=1, **verdict.result.log_fields(), **fields)
     duration = time.monotonic() - started
-    attempt = Attempt(tool, SOURCE, 1, duration, result.error_type, result.action.value)
-    return ToolResult.failed(result, (attempt,))
+    result = verdict.result
+    attempt = Event("failed", tool, SOURCE, 1, duration, result.error_type, result.action.value)
+    return ToolResult.failed(verdict.result, (attempt,))

@@ -12,15 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.answer import Limits
 from agent.app import Agent, open_agent
-from agent.model_call import MODEL_POLICY, ModelCaller
-from agent.models import Block, ModelRequest, Reply
-from agent.models.claude import ClaudeModel
+from agent.claude import ClaudeModel
+from agent.loop import Limits
+from agent.models import MODEL_POLICY, Block, ModelCaller, ModelRequest, Reply
 from agent.settings import Settings
 from errors import NotFound, UpstreamStatus, classify, plainness_problems
 from offline import QueuedModel, SimulatedServices, calls, text
-from resilience import Attempt, Policy
+from resilience import Event, Policy
 from tests.agent.fake_claude import FakeClaude
 from tools import Registry, Tool, ToolResult, make_client
 
@@ -57,12 +56,12 @@ async def _weather(args: CityInput) -> ToolResult:
     if args.city == "Down":
         error = UpstreamStatus(503, f"upstream 503 body key={SECRET}", source="geo")
         verdict = classify(error, "getting the weather for Down", retry_count=2)
-        attempt = Attempt("get_weather", "geo", 1, 0.01, "server_error", "escalate")
+        attempt = Event("failed", "get_weather", "geo", 1, 0.01, "server_error", "escalate")
         return ToolResult(
             verdict.result.user_message, is_error=True, error=verdict.result, attempts=(attempt,)
         )
     report = {"city": args.city, "temperature": "21.0°C", "condition": "Clear sky"}
-    attempt = Attempt("get_weather", "geo", 1, 0.01, "ok")
+    attempt = Event("answered", "get_weather", "geo", 1, 0.01, "ok")
     return ToolResult(json.dumps(report), attempts=(attempt,))
 
 

@@ -8,9 +8,10 @@ import asyncio
 import pytest
 from structlog.testing import capture_logs
 
-from agent.admission import BUSY, Admission, Busy
-from agent.app import ask
+from agent.app import Admission, Busy
+from agent.records import BUSY
 from agent.settings import Settings
+from offline import ask
 from tests.agent.helpers import assert_error_sentence
 
 

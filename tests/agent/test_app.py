@@ -1,4 +1,5 @@
-"""`agent.app.ask`: settings in, one answered turn out (the CLI's and the benchmark's entry)."""
+"""`agent.app.ask`: settings in, one answered turn out (the CLI's and the benchmark's entry);
+offline, with the scripted model and the simulated services wired in (`offline.ask`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
-from agent.app import ask, make_backends, model_client, open_agent
-from agent.models.claude import ClaudeModel, new_client
+from agent.app import ask, claude_models, model_client, open_agent
+from agent.claude import ClaudeModel, new_client
+from agent.cli import _world
 from agent.settings import Settings
 from offline import Fault, OfflineModel, SimulatedServices
+from offline import ask as offline_ask
 from tests.agent.fake_claude import FakeClaude, message, message_body, text_block
 from tests.agent.helpers import SECRET
 from tools import make_client
@@ -20,7 +24,7 @@ ONLINE = Settings(api_key=SECRET, base_url="https://claude.test", offline=False)
 
 async def test_offline_ask_answers_from_the_simulated_services() -> None:
     """Offline: the scripted model calls get_weather and words the answer."""
-    answer = await ask("What's the weather in Paris?", Settings())
+    answer = await offline_ask("What's the weather in Paris?", Settings())
     assert answer.answered is True
     assert "Paris" in answer.text
     assert "°C" in answer.text
@@ -30,7 +34,7 @@ async def test_offline_ask_answers_from_the_simulated_services() -> None:
 
 async def test_several_cities_are_looked_up_in_one_round() -> None:
     """Three cities: three tool_results from one model call, then the answer."""
-    answer = await ask("Weather in Paris, Tokyo and Lima?", Settings())
+    answer = await offline_ask("Weather in Paris, Tokyo and Lima?", Settings())
     assert len(answer.tool_results) == 3
     assert answer.model_calls == 2
 
@@ -41,7 +45,7 @@ async def test_a_given_http_client_is_used_for_the_tools() -> None:
     services.fail_always("open-meteo-geocoding", Fault.status(404))
     services.fail_always("wttr", Fault.status(404))
     async with make_client(transport=services.transport) as http:
-        answer = await ask("weather in Paris?", Settings(), http=http)
+        answer = await offline_ask("weather in Paris?", Settings(), http=http)
     assert answer.answered is True
     assert services.calls["open-meteo-geocoding"]
     assert services.calls["wttr"]
@@ -54,7 +58,7 @@ async def test_offline_the_simulated_services_answer_at_custom_endpoints() -> No
         "OPEN_METEO_FORECAST_URL": "http://forecast.test/v1/forecast",
         "WTTR_URL": "http://wttr.test",
     }
-    answer = await ask("What's the weather in Paris?", Settings.from_env(env))
+    answer = await offline_ask("What's the weather in Paris?", Settings.from_env(env))
     [result] = answer.tool_results
     assert "is_error" not in result
     assert json.loads(result["content"])["source"] == "open-meteo"
@@ -63,15 +67,23 @@ async def test_offline_the_simulated_services_answer_at_custom_endpoints() -> No
 
 async def test_a_division_by_zero_is_a_graceful_answer() -> None:
     """calculate 1/0 is an is_error result the model relays; the turn is answered."""
-    answer = await ask("what is 1/0?", Settings())
+    answer = await offline_ask("what is 1/0?", Settings())
     assert answer.tool_results[0]["is_error"] is True
     assert "zero" in answer.text
 
 
 def test_the_backend_follows_the_settings() -> None:
-    """Offline settings give the scripted model; a key gives Claude."""
-    assert isinstance(make_backends(Settings())[0], OfflineModel)
-    assert isinstance(make_backends(ONLINE)[0], ClaudeModel)
+    """Offline settings give the scripted model (wired in by the command line); a key gives
+    Claude."""
+    assert isinstance(_world(Settings())["backend"], OfflineModel)
+    assert _world(ONLINE) == {}
+    assert isinstance(claude_models(ONLINE)[0], ClaudeModel)
+
+
+async def test_offline_settings_without_a_model_are_refused() -> None:
+    """The agent never reaches for the offline world itself: offline, a model must be given."""
+    with pytest.raises(ValueError, match="backend"):
+        await open_agent(Settings())
 
 
 async def test_online_ask_uses_claude_at_the_base_url(httpx2_mock: Any) -> None:
@@ -89,7 +101,7 @@ async def test_online_ask_uses_claude_at_the_base_url(httpx2_mock: Any) -> None:
 async def test_aclose_closes_what_the_agent_opened() -> None:
     """Clients the agent created are closed with it; a given client is left open."""
     async with make_client(transport=SimulatedServices().transport) as http:
-        agent = await open_agent(Settings(), http=http)
+        agent = await open_agent(Settings(), http=http, backend=OfflineModel())
         await agent.aclose()
         assert not http.is_closed
 

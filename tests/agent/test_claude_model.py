@@ -12,10 +12,9 @@ import pytest
 from structlog.testing import capture_logs
 
 from agent.app import Agent
+from agent.claude import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ClaudeModel, new_client
 from agent.conversation import Conversation
-from agent.model_call import ModelCaller
-from agent.models import ModelRequest, PromptTooLong
-from agent.models.claude import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ClaudeModel, new_client
+from agent.models import ModelCaller, ModelRequest, PromptTooLong
 from errors import BadUpstreamData, ResponseTooLarge, classify
 from tests.agent.fake_claude import (
     FakeClaude,

@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.model_call import MODEL_POLICY, ModelCaller, ModelUnavailable
-from agent.models import ModelRequest
-from agent.models._deferred import DeferredModels
+from agent.models import MODEL_POLICY, DeferredModels, ModelCaller, ModelRequest, ModelUnavailable
 from offline import QueuedModel, text
-from resilience import Attempt
+from resilience import Event
 
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
 
@@ -37,7 +35,7 @@ async def test_a_slow_import_spends_no_attempt(slow_module: str) -> None:
     real = QueuedModel(text("hello"), name="claude-sonnet-4-6")
     deferred = DeferredModels([real.name], lambda: [real], slow_module)
     policy = dataclasses.replace(MODEL_POLICY, attempt_timeout_s=0.03)
-    timeline: list[Attempt] = []
+    timeline: list[Event] = []
     reply = await ModelCaller(deferred.models, policy).create(REQUEST, timeline)
     assert [(a.source, a.number, a.outcome) for a in timeline] == [("claude-sonnet-4-6", 1, "ok")]
     assert reply.content[0].text == "hello"  # type: ignore[union-attr]
@@ -46,7 +44,7 @@ async def test_a_slow_import_spends_no_attempt(slow_module: str) -> None:
 async def test_a_failed_import_is_classified_inside_an_attempt() -> None:
     """An SDK that cannot be imported is a failed attempt, not an exception out of the call."""
     deferred = DeferredModels(["claude-sonnet-4-6"], list, "no_such_sdk_module_anywhere")
-    timeline: list[Attempt] = []
+    timeline: list[Event] = []
     with pytest.raises(ModelUnavailable):
         await ModelCaller(deferred.models, MODEL_POLICY).create(REQUEST, timeline)
     assert [a.outcome for a in timeline][:1] == ["internal_error"]
@@ -64,6 +62,6 @@ async def test_a_call_cancelled_while_loading_leaves_the_next_one_working(
     first.cancel()
     with pytest.raises(asyncio.CancelledError):
         await first
-    timeline: list[Attempt] = []
+    timeline: list[Event] = []
     await caller.create(REQUEST, timeline)
     assert [a.outcome for a in timeline] == ["ok"]

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from rich.console import Console
 
-from agent.answer import Answer
+from agent.loop import Answer
 from agent.settings import Settings
 from tests.agent.fake_claude import message_body
 from tests.agent.helpers import SECRET

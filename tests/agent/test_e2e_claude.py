@@ -10,10 +10,10 @@ import httpx
 import httpx2
 from structlog.testing import capture_logs
 
-from agent.answer import Limits
 from agent.app import open_agent
 from agent.conversation import Conversation
-from agent.loop import CUT_SHORT, GAVE_UP
+from agent.loop import Limits
+from agent.records import CUT_SHORT, GAVE_UP
 from offline import Fault, SimulatedServices
 from resilience import Policy
 from tests.agent.fake_claude import (

@@ -10,12 +10,12 @@ import json
 from pydantic import BaseModel
 from structlog.testing import capture_logs
 
-from agent.answer import Limits
 from agent.app import Agent
 from agent.conversation import Conversation
-from agent.fanout import DUPLICATE_ID, plan_calls, too_many
-from agent.model_call import ModelCaller
-from agent.models import Text, ToolCall
+from agent.loop import Limits
+from agent.models import ModelCaller, Text, ToolCall
+from agent.records import DUPLICATE_ID, too_many
+from agent.tool_round import plan_calls
 from offline._messages_wire import protocol_error
 from tests.agent.helpers import (
     ScriptedModel,

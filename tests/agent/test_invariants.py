@@ -23,14 +23,14 @@ import structlog
 from pydantic import BaseModel
 from structlog.testing import LogCapture, capture_logs
 
-from agent.answer import Answer, Limits
 from agent.app import Agent, open_agent
+from agent.claude import ClaudeModel
 from agent.cli import EXIT_NO_ANSWER, EXIT_OK, EXIT_USAGE, main
 from agent.console import Screen
 from agent.conversation import Conversation
 from agent.log import configure_logging
-from agent.loop import GAVE_UP
-from agent.models.claude import ClaudeModel
+from agent.loop import Answer, Limits
+from agent.records import GAVE_UP
 from agent.repl import Repl, run_repl
 from offline import Fault, SimulatedServices
 from resilience import Policy

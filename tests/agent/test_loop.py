@@ -11,11 +11,10 @@ import pytest
 from pydantic import BaseModel
 from structlog.testing import capture_logs
 
-from agent.answer import Answer, Limits
 from agent.conversation import Conversation
-from agent.loop import CONTEXT_FULL, CUT_SHORT, GAVE_UP, OUT_OF_ROUNDS, REFUSED, WRAP_UP, Turn
-from agent.model_call import ModelCaller
-from agent.models import Text, ToolCall
+from agent.loop import Answer, Limits, Turn
+from agent.models import ModelCaller, Text, ToolCall
+from agent.records import CONTEXT_FULL, CUT_SHORT, GAVE_UP, OUT_OF_ROUNDS, REFUSED, WRAP_UP
 from offline import api_error
 from tests.agent.helpers import (
     SECRET,

@@ -10,14 +10,12 @@ import structlog
 from pydantic import BaseModel
 from structlog.testing import LogCapture, capture_logs
 
-from agent.answer import Answer, Limits
-from agent.app import open_agent
 from agent.conversation import Conversation
-from agent.loop import GAVE_UP, NO_ANSWER, Turn
-from agent.model_call import ModelCaller
-from agent.models import PromptTooLong, Text, ToolCall
+from agent.loop import Answer, Limits, Turn
+from agent.models import ModelCaller, PromptTooLong, Text, ToolCall
+from agent.records import GAVE_UP, NO_ANSWER
 from agent.settings import Settings
-from offline import SimulatedServices
+from offline import SimulatedServices, open_agent
 from resilience import Policy
 from tests.agent.helpers import (
     ScriptedModel,

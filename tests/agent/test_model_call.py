@@ -9,18 +9,18 @@ import httpx2
 import pytest
 from structlog.testing import capture_logs
 
-from agent.model_call import ModelCaller, ModelUnavailable
-from agent.models import ModelRequest
+from agent.models import ModelCaller, ModelRequest, ModelUnavailable
 from offline import FlakyModel, api_error
-from resilience import Attempt, Progress
+from resilience import Event
 from tests.agent.helpers import SECRET, ScriptedModel, model_policy_on, text
+from tests.conftest import Watched
 
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "hi"}])
 
 
-async def call(model: Any, sleep: Any, observer: Any = None) -> tuple[Any, list[Attempt]]:
-    timeline: list[Attempt] = []
-    caller = ModelCaller(model, model_policy_on(sleep), observer=observer)
+async def call(model: Any, sleep: Any, observer: Any = None) -> tuple[Any, list[Event]]:
+    timeline: list[Event] = []
+    caller = ModelCaller(model, model_policy_on(sleep), listener=observer)
     return await caller.create(REQUEST, timeline), timeline
 
 
@@ -116,8 +116,8 @@ async def test_a_connection_error_is_retried_once(fake_sleep: Any, sleeps: list)
 
 
 async def test_retries_are_reported_for_the_status_line(fake_sleep: Any) -> None:
-    """Each scheduled retry sends a Progress event a person can read."""
-    events: list[Progress] = []
+    """Each scheduled retry sends an event whose progress a person can read."""
+    events = Watched()
     model = ScriptedModel(api_error(529, "overloaded_error"), text("ok"))
     await call(model, fake_sleep, events.append)
     [event] = [e for e in events if e.kind != "attempting"]
@@ -180,11 +180,11 @@ async def test_retry_waits_are_worded_like_the_tools(
     fake_sleep: Any, error: Exception, words: str
 ) -> None:
     """Under half a second reads "retrying now"; longer waits round halves up to whole seconds."""
-    events: list[Progress] = []
+    events = Watched()
     model = FlakyModel(ScriptedModel(text("ok")), [error])
     model.name = "claude"
     caller = ModelCaller(
-        model, model_policy_on(fake_sleep, base_backoff_s=0.01), observer=events.append
+        model, model_policy_on(fake_sleep, base_backoff_s=0.01), listener=events.append
     )
     await caller.create(REQUEST, [])
     assert [e.message for e in events if e.kind != "attempting"] == [words]
@@ -263,7 +263,7 @@ def _closed_port() -> int:
 
 async def test_a_refused_model_endpoint_says_to_check_anthropic_base_url(fake_sleep: Any) -> None:
     """Connection refused at ANTHROPIC_BASE_URL: check that address, not "try again later"."""
-    from agent.models.claude import ClaudeModel
+    from agent.claude import ClaudeModel
 
     base_url = f"http://127.0.0.1:{_closed_port()}"
     model = ClaudeModel(api_key="k", base_url=base_url)
@@ -284,7 +284,7 @@ async def test_a_model_host_not_found_without_base_url_says_to_check_the_network
     fake_sleep: Any,
 ) -> None:
     """A DNS failure with the default endpoint: check the network connection."""
-    from agent.models.claude import ClaudeModel
+    from agent.claude import ClaudeModel
 
     def no_such_host(request: httpx2.Request) -> httpx2.Response:
         raise httpx2.ConnectError("[Errno -2] Name or service not known", request=request)

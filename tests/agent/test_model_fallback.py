@@ -10,11 +10,10 @@ import httpx2
 import pytest
 from structlog.testing import capture_logs
 
-from agent.answer import Limits
-from agent.app import Agent, make_backends
-from agent.model_call import ModelCaller, ModelUnavailable
-from agent.models import ModelRequest, PromptTooLong
-from agent.models.claude import ClaudeModel
+from agent.app import Agent, claude_models
+from agent.claude import ClaudeModel
+from agent.loop import Limits
+from agent.models import ModelCaller, ModelRequest, ModelUnavailable, PromptTooLong
 from agent.settings import Settings
 from offline import QueuedModel, api_error, text
 from tests.agent.fake_claude import FakeClaude, error, message, text_block
@@ -129,7 +128,7 @@ def test_the_fallback_model_shares_the_primary_client() -> None:
     settings = Settings(
         api_key=API_KEY, offline=False, fallback_model="claude-haiku-4-5", base_url=CLAUDE_BASE
     )
-    primary, fallback = make_backends(settings)
+    primary, fallback = claude_models(settings)
     assert isinstance(primary, ClaudeModel)
     assert isinstance(fallback, ClaudeModel)
     assert (primary.name, fallback.name) == ("claude-sonnet-4-6", "claude-haiku-4-5")

@@ -23,9 +23,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from structlog.testing import capture_logs
 
 from agent import otel
-from agent.app import ask
 from agent.cli import EXIT_OK, EXIT_USAGE
 from agent.settings import Settings
+from offline import ask
 from resilience import tracing
 from tests.cli_run import run_cli
 

@@ -12,15 +12,15 @@ from typing import Any
 from pydantic import BaseModel
 from rich.console import Console
 
-from agent.answer import Answer
-from agent.app import Agent, open_agent
+from agent.app import Agent
+from agent.claude import ClaudeModel
 from agent.console import Screen, trace_table
-from agent.model_call import ModelCaller
-from agent.models.claude import ClaudeModel
+from agent.loop import Answer
+from agent.models import ModelCaller
 from agent.repl import CANCELLED_EARLY, PROMPT, Repl, run_repl
 from agent.settings import Settings
-from offline import Fault, SimulatedServices
-from resilience import Attempt, Policy, Progress
+from offline import Fault, SimulatedServices, open_agent
+from resilience import Event, Policy
 from tests.agent.fake_claude import FakeClaude, stream, stream_error
 from tests.agent.helpers import ScriptedModel, calls, model_policy_on, registry, text
 from tools import Tool, ToolResult, make_client
@@ -66,7 +66,7 @@ def chat(
         built = await open_agent(
             Settings(),
             http=make_client(transport=sim.transport),
-            observer=screen.status,
+            listener=screen.status,
             policy=Policy(sleep=no_sleep),
         )
         return Repl(built, screen)
@@ -210,7 +210,7 @@ def _claude_agent(*replies: Any) -> Callable[[Screen], Agent]:
             api_key="k", base_url="https://claude.test", transport=fake.transport()
         )
         caller = ModelCaller(
-            backend, model_policy_on(no_sleep, base_backoff_s=0.01), observer=screen.status
+            backend, model_policy_on(no_sleep, base_backoff_s=0.01), listener=screen.status
         )
         return Agent(caller, registry(), closers=[backend.aclose])
 
@@ -235,7 +235,9 @@ def test_a_status_line_after_streamed_text_keeps_that_text() -> None:
     written: list[str] = []
     screen = Screen(written.append, terminal=True)
     screen.text("Checking.")
-    screen.status(Progress("retrying", "get_weather", "wttr", "wttr failed — retrying now"))
+    retrying = Event("failed", "get_weather", "wttr", 1, action="retry", wait_s=0.0)
+    assert retrying.progress == ("retrying", "wttr failed — retrying now")
+    screen.status(retrying)
     screen.text("Done.")
     out = "".join(written)
     assert out.startswith("Checking.\n")
@@ -259,8 +261,8 @@ class _Ticks:
         await asyncio.sleep(0)
 
 
-def _attempt(source: str = "claude-sonnet-4-6", caller: str = "model") -> Progress:
-    return Progress("attempting", caller, source, f"waiting for {source}")
+def _attempt(source: str = "claude-sonnet-4-6", caller: str = "model") -> Event:
+    return Event("attempting", caller, source, 1)
 
 
 async def test_a_model_attempt_counts_the_seconds_on_a_terminal() -> None:
@@ -306,7 +308,9 @@ async def test_a_retry_line_counts_and_gives_way_to_the_next_attempt() -> None:
     ticks = _Ticks()
     screen = Screen(written.append, terminal=True, clock=ticks.clock, sleep=ticks.sleep)
     retry = "claude-sonnet-4-6 failed — retrying in 1 second"
-    screen.status(Progress("retrying", "model", "claude-sonnet-4-6", retry, 1.0))
+    failed = Event("failed", "model", "claude-sonnet-4-6", 1, action="retry", wait_s=1.0)
+    assert failed.progress == ("retrying", retry)
+    screen.status(failed)
     await asyncio.sleep(0)
     await asyncio.sleep(0)
     assert f"{retry} (1 s)" in "".join(written)
@@ -358,7 +362,7 @@ def test_trace_shows_a_hostile_tool_name_as_text() -> None:
     model = ScriptedModel(calls((name, {})), text("done"))
     out = chat(
         ["hi", "/trace"],
-        agent=lambda screen: Agent(ModelCaller(model, observer=screen.status), registry()),
+        agent=lambda screen: Agent(ModelCaller(model, listener=screen.status), registry()),
     )
     assert "get_[bold red]x[/]" in out
     assert "pwned" not in out
@@ -414,7 +418,7 @@ def test_an_error_sentence_wraps_between_words_too() -> None:
     assert all(len(line) <= 40 and line.startswith("  ") for line in lines)
 
 
-def _rendered(attempts: list[Attempt], title: str = "Last turn") -> str:
+def _rendered(attempts: list[Event], title: str = "Last turn") -> str:
     console = Console(file=io.StringIO(), width=120, color_system=None)
     console.print(trace_table(attempts, title))
     output = console.file.getvalue()
@@ -426,8 +430,8 @@ def test_trace_durations_read_as_seconds_or_milliseconds() -> None:
     """ "5.0 s" and "12 ms", never "5015 ms"."""
     out = _rendered(
         [
-            Attempt("model", "claude-sonnet-4-6", 1, 5.015, "timeout", "retry", 1.0),
-            Attempt("get_weather", "open-meteo", 1, 0.012, "ok", subject="Paris"),
+            Event("failed", "model", "claude-sonnet-4-6", 1, 5.015, "timeout", "retry", 1.0),
+            Event("answered", "get_weather", "open-meteo", 1, 0.012, "ok", subject="Paris"),
         ]
     )
     assert "5.0 s" in out
@@ -447,7 +451,9 @@ def test_trace_names_the_city_of_each_row() -> None:
 
 def test_a_retry_without_a_wait_is_not_shown_as_a_wait() -> None:
     """A 0.0 s wait (an immediate retry) reads "at once", not "0.0 s"."""
-    out = _rendered([Attempt("model", "claude-sonnet-4-6", 1, 0.2, "network", "retry", 0.0)])
+    out = _rendered(
+        [Event("failed", "model", "claude-sonnet-4-6", 1, 0.2, "network", "retry", 0.0)]
+    )
     assert "0.0 s" not in out
     assert "at once" in out
 
@@ -461,7 +467,7 @@ class _Tty(io.StringIO):
 
 
 def _session_on(stdout: io.StringIO, env: dict[str, str], lines: list[str]) -> str:
-    from agent.chat import make_screen
+    from agent.repl import make_screen
 
     screen = make_screen(stdout, env)
     services = SimulatedServices()
@@ -474,7 +480,7 @@ def _session_on(stdout: io.StringIO, env: dict[str, str], lines: list[str]) -> s
         built = await open_agent(
             Settings(),
             http=make_client(transport=services.transport),
-            observer=screen.status,
+            listener=screen.status,
             policy=Policy(sleep=no_sleep),
         )
         return Repl(built, screen)
@@ -554,7 +560,9 @@ class _CancelledAgent:
     async def ask(self, question: str, *_: Any, **__: Any) -> Answer:
         self.asked += 1
         if self.asked == 1:
-            return Answer("one", attempts=(Attempt("model", "earlier-model", 1, 0.1, "ok"),))
+            return Answer(
+                "one", attempts=(Event("answered", "model", "earlier-model", 1, 0.1, "ok"),)
+            )
         os.kill(os.getpid(), signal.SIGINT)
         await asyncio.Event().wait()
         raise AssertionError("not reached")

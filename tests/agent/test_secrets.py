@@ -6,8 +6,7 @@ list's `append`, which is all the wiring needs.
 
 from __future__ import annotations
 
-from agent.secrets import MIN_LENGTH, configured_secrets, register_configured_secrets
-from agent.settings import Settings
+from agent.settings import MIN_LENGTH, Settings, configured_secrets, register_configured_secrets
 
 KEY = "plainkey0123456789abcdef"  # no sk- prefix: no pattern knows it
 

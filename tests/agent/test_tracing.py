@@ -16,9 +16,16 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
-from agent.app import make_backends, open_agent
 from agent.settings import Settings
-from offline import GEOCODING, Fault, FlakyModel, SimulatedServices, api_error
+from offline import (
+    GEOCODING,
+    Fault,
+    FlakyModel,
+    OfflineModel,
+    SimulatedServices,
+    api_error,
+    open_agent,
+)
 from resilience import Policy, tracing
 from tests.agent.fake_claude import message_body
 from tests.agent.helpers import SECRET
@@ -382,7 +389,7 @@ async def test_a_model_that_stays_down_fails_the_call_and_the_turn() -> None:
     """No model answered: `chat` and the turn are ERROR with error-to-action's fields, and every
     attempt failed on its own span."""
     overloaded = [api_error(529, "overloaded_error", "Overloaded") for _ in range(3)]
-    backend = FlakyModel(make_backends(Settings())[0], overloaded)
+    backend = FlakyModel(OfflineModel(), overloaded)
     with recording() as exporter:
         async with make_client(transport=SimulatedServices().transport) as http:
             agent = await open_agent(

@@ -10,14 +10,11 @@ import dataclasses
 from pydantic import BaseModel
 from structlog.testing import capture_logs
 
-from agent.answer import Limits
-from agent.app import open_agent
 from agent.conversation import Conversation
-from agent.loop import Turn
-from agent.model_call import ModelCaller, ModelUnavailable, model_policy
-from agent.models import ModelRequest, Reply
+from agent.loop import Limits, Turn
+from agent.models import ModelCaller, ModelRequest, ModelUnavailable, Reply, model_policy
 from agent.settings import Settings
-from offline import SimulatedServices
+from offline import SimulatedServices, open_agent
 from tests.agent.helpers import ScriptedModel, assert_error_sentence, calls, registry, text
 from tools import Tool, ToolResult, make_client
 

@@ -28,7 +28,9 @@ def test_every_row_says_why_and_has_a_sentence() -> None:
     for rule in RULES:
         assert len(rule.why) >= 10, rule.kind.error_type
         assert rule.kind.detail.strip(), rule.kind.error_type
-        assert rule.kind.sentence.count("{subject}") == 1 or rule.kind.sentence.startswith("You "), rule
+        assert rule.kind.sentence.count("{subject}") == 1 or rule.kind.sentence.startswith(
+            "You "
+        ), rule
 
 
 def test_every_sentence_is_plain() -> None:

@@ -18,9 +18,8 @@ from http import HTTPStatus
 import pytest
 
 from errors import classify
-from errors._facts import Signal
 from errors._exceptions import facts_from
-from errors._facts import Term
+from errors._facts import Signal, Term
 from errors._vocab_api import TERMS as API_TERMS
 from errors._vocab_clients import SIGNAL_OF_CLASS
 from errors._vocab_clients import TERMS as CLIENT_TERMS

@@ -11,7 +11,6 @@ from typing import Any
 import httpx
 import pytest
 
-from agent.app import open_agent
 from agent.settings import Settings
 from errors import BadUpstreamData, NotFound, UpstreamStatus
 from examples.exchange_rates import (
@@ -20,7 +19,7 @@ from examples.exchange_rates import (
     parse_frankfurter,
     parse_open_er_api,
 )
-from offline import QueuedModel, calls, text
+from offline import QueuedModel, calls, open_agent, text
 from resilience import Policy
 from tests.tools.fakes import FakeClock
 from tests.tools.upstream import Script, Step, body, is_safe_for_a_model, raises, status

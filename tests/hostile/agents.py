@@ -6,10 +6,10 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent.answer import Answer, Limits
 from agent.app import Agent
-from agent.model_call import MODEL_POLICY, ModelCaller
-from agent.models.claude import ClaudeModel, http_timeout
+from agent.claude import ClaudeModel, http_timeout
+from agent.loop import Answer, Limits
+from agent.models import MODEL_POLICY, ModelCaller
 from benchmarks.hostile_server import HostileServer
 from tests.agent.helpers import registry
 from tests.cli_run import run_cli

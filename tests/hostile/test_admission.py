@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from agent.admission import BUSY, Admission
-from agent.app import ask, model_client
+from agent.app import Admission, ask, model_client
+from agent.records import BUSY
 from agent.settings import Settings
 from benchmarks.hostile_server import HostileServer, answer, slowly
 from tests.hostile.agents import GUARD_S

@@ -12,7 +12,7 @@ import asyncio
 
 from structlog.testing import capture_logs
 
-from agent.fanout import DUPLICATE_ID, too_many
+from agent.records import DUPLICATE_ID, too_many
 from benchmarks.hostile_server import HostileServer, scripted, tool_uses
 from offline._messages_wire import message_body, protocol_error, text_block
 from tests.agent.helpers import check_history

@@ -14,10 +14,10 @@ import json
 
 from structlog.testing import capture_logs
 
-from agent.answer import Limits
 from agent.app import Agent
 from agent.console import Screen
-from agent.model_call import ModelCaller
+from agent.loop import Limits
+from agent.models import ModelCaller
 from agent.repl import HISTORY_NOTE, Repl
 from offline._messages_wire import protocol_error
 from tests.agent.helpers import ScriptedModel, calls, check_history, model_policy_on, registry, text

@@ -22,9 +22,7 @@ from agent.cli import main
 from agent.explain import parse_lines
 from errors import Action, BadUpstreamData, NotFound
 from tools.http import parse_json
-from tools.weather._open_meteo import parse_current, parse_place
-from tools.weather._report import Report
-from tools.weather._wttr import parse_j1
+from tools.weather._sources import Report, parse_current, parse_j1, parse_place
 
 FIELDS = ["error_type", "user_message", "action", "action_detail", "retryable", "developer_note"]
 

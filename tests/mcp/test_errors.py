@@ -6,10 +6,10 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
-from errors import BadUpstreamData, InvalidInput, UpstreamStatus, classify, plainness_problems
+from errors import BadUpstreamData, classify, plainness_problems
 from tests.mcp.conftest import SECRET
-from tools.mcp import McpProtocolError, ServerGone
-from tools.mcp._errors import from_text, translate
+from tools.mcp import McpToolError, ServerGone
+from tools.mcp._errors import translate
 
 
 @pytest.mark.parametrize(
@@ -17,15 +17,15 @@ from tools.mcp._errors import from_text, translate
     [
         (-32000, ServerGone, "retry"),  # the SDK's "connection closed"
         (-32001, TimeoutError, "retry"),  # the SDK's request timeout
-        (-32602, InvalidInput, "fix_input"),  # invalid params
-        (-32601, InvalidInput, "fix_input"),  # no such tool
-        (-32603, UpstreamStatus, "retry"),  # internal error
-        (-32700, McpProtocolError, "escalate"),  # parse error
-        (-32600, McpProtocolError, "escalate"),  # invalid request
+        (-32602, McpToolError, "fix_input"),  # invalid params
+        (-32601, McpToolError, "fix_input"),  # no such tool
+        (-32603, McpToolError, "retry"),  # internal error
+        (-32700, McpToolError, "escalate"),  # parse error
+        (-32600, McpToolError, "escalate"),  # invalid request
     ],
 )
 def test_json_rpc_errors_by_code(code: int, kind: type[BaseException], action: str) -> None:
-    """Each code becomes an error error-to-action places, and its words stay out."""
+    """Each code becomes an error error-to-action places by its code, and its words stay out."""
     error = translate(MCPError(code, f"server words with {SECRET}"), "flaky")
     assert isinstance(error, kind)
     result = classify(error, "running the echo tool").result
@@ -36,8 +36,9 @@ def test_json_rpc_errors_by_code(code: int, kind: type[BaseException], action: s
 
 
 def test_a_group_of_one_is_unwrapped() -> None:
+    """The one error in an anyio task group's exception group is the one translated."""
     group = ExceptionGroup("task group", [MCPError(-32603, "boom")])
-    assert isinstance(translate(group, "flaky"), UpstreamStatus)
+    assert isinstance(translate(group, "flaky"), McpToolError)
 
 
 def test_a_result_breaking_the_schema_is_bad_data() -> None:
@@ -69,7 +70,7 @@ def test_other_errors_pass_through() -> None:
         ("429 Too Many Requests. Retry-After: 2", "rate_limit", "wait"),
         ("upstream timed out after 30s", "timeout", "retry"),
         ("connection refused by db:5432", "network", "retry"),
-        ("file not found: /etc/x", "not_found", "skip"),
+        ("file not found: /etc/x", "not_found", "fix_input"),  # a name the caller chose
         ("validation error: field 'path' is required", "invalid_input", "fix_input"),
         ("quota exceeded for this month (402)", "quota_exhausted", "escalate"),
         (f"upstream exploded with key={SECRET}", "unknown", "escalate"),
@@ -77,7 +78,7 @@ def test_other_errors_pass_through() -> None:
 )
 def test_is_error_text_is_classified(text: str, error_type: str, action: str) -> None:
     """An `isError` result's text decides, as a raw error's would; the sentence is ours."""
-    result = classify(from_text(text, "flaky"), "running the echo tool").result
+    result = classify(McpToolError(text, server="flaky"), "running the echo tool").result
     assert (result.error_type, result.action) == (error_type, action)
     assert plainness_problems(result.user_message) == []
     assert SECRET not in result.user_message + result.developer_note

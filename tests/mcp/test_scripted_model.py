@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from offline._phrase import answer_from_results
+from offline._model import answer_from_results
 from offline._understand import Intent, understand
 
 

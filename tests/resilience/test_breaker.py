@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from resilience import CircuitBreaker
-from resilience._breaker import MAX_HOLD_S
+from resilience import MAX_HOLD_S, CircuitBreaker
 from tests.tools.fakes import FakeClock
 
 

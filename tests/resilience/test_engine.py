@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import NamedTuple
 
 import httpx
 import pytest
@@ -21,19 +23,18 @@ from errors import (
 )
 from resilience import (
     AttemptInfo,
-    Decision,
+    Deadline,
     Engine,
+    Event,
     Outcome,
     Policy,
-    Progress,
     RetryBudget,
     Source,
-    decide,
+    full_jitter,
     retry_phrase,
 )
-from resilience._deadline import Deadline
-from resilience._policy import full_jitter
-from resilience._report import _whole
+from resilience._events import _whole
+from tests.conftest import Progress, Watched
 from tests.tools.fakes import FakeClock
 
 
@@ -94,7 +95,8 @@ async def test_not_found_is_remembered_past_failing_fallbacks(resilience: Engine
     """ "No such thing" from the primary stands when the fallback only fails."""
     missing = NotFound("Atlantis", what="place")
     outcome = await run(resilience, Scripted(missing), Scripted(unavailable()))
-    assert outcome.fix is missing
+    assert outcome.fix is not None
+    assert (outcome.fix.facts.subject, outcome.fix.result.action) == ("Atlantis", "fix_input")
     assert outcome.value is None
 
 
@@ -102,7 +104,7 @@ async def test_untrusted_not_found_alone_ends_degraded(resilience: Engine) -> No
     """A "no such thing" from an untrusted source is not retried and fixes nothing alone."""
     down = Scripted(unavailable())
     doubtful = Scripted(NotFound("Paris", what="place", source="b"))
-    sources = [Source("a", down), Source("b", doubtful, trusted_not_found=False)]
+    sources = [Source("a", down), Source("b", doubtful, trusted=False)]
     with capture_logs() as logs:
         outcome = await resilience.run("getting the answer for Paris", sources)
     assert (outcome.value, outcome.fix) == (None, None)
@@ -116,9 +118,10 @@ async def test_trusted_not_found_stands_past_an_untrusted_one(resilience: Engine
     """The primary's "no such thing" is kept when the untrusted fallback agrees."""
     missing = NotFound("Atlantis", what="place", source="a")
     doubtful = Scripted(NotFound("Atlantis", what="place", source="b"))
-    sources = [Source("a", Scripted(missing)), Source("b", doubtful, trusted_not_found=False)]
+    sources = [Source("a", Scripted(missing)), Source("b", doubtful, trusted=False)]
     outcome = await resilience.run("getting the answer for Atlantis", sources)
-    assert outcome.fix is missing
+    assert outcome.fix is not None
+    assert (outcome.fix.facts.subject, outcome.fix.facts.source) == ("Atlantis", "a")
     assert len(doubtful.seen) == 1
 
 
@@ -175,10 +178,11 @@ def test_a_wait_in_words_is_at_least_one_second() -> None:
 
 async def test_a_tiny_backoff_reads_retrying_now(clock: FakeClock) -> None:
     """When full jitter draws almost nothing, the watcher reads "retrying now"."""
-    seen: list[str] = []
+    watched = Watched()
     policy = Policy(sleep=clock.sleep, clock=clock, rand=lambda: 0.001)
-    resilience = Engine("demo", policy, lambda event: seen.append(event.message))
+    resilience = Engine("demo", policy, watched.append)
     await run(resilience, Scripted(unavailable(), "answer"))
+    seen = [p.message for p in watched]
     assert [m for m in seen if not m.startswith("waiting for")] == ["a failed — retrying now"]
 
 
@@ -187,7 +191,8 @@ async def test_invalid_input_stops_the_chain(resilience: Engine) -> None:
     second = Scripted()
     rejected = InvalidInput("city", "is not a city", "give a city name")
     outcome = await run(resilience, Scripted(rejected), second)
-    assert outcome.fix is rejected
+    assert outcome.fix is not None
+    assert (outcome.fix.facts.field, outcome.fix.facts.problem) == ("city", rejected.problem)
     assert second.seen == []
 
 
@@ -252,6 +257,14 @@ def verdict_for(
     return classify(error, "getting the answer", retry_count=retry_count, max_wait_s=cap)
 
 
+class Decision(NamedTuple):
+    """What the engine did after a failed attempt: retry or not, why, and the wait it slept."""
+
+    retry: bool
+    reason: str
+    wait_s: float = 0.0
+
+
 def decision_for(
     error: BaseException | str,
     policy: Policy,
@@ -259,9 +272,20 @@ def decision_for(
     remaining: float = math.inf,
     budget: RetryBudget | None = None,
 ) -> Decision:
-    """The decision a retry loop takes, classifying with its cap as `decide` expects."""
-    verdict = verdict_for(error, retry_count, policy.wait_cap(remaining))
-    return decide(verdict, policy, retry_count, remaining, budget=budget)
+    """What the engine decides after `error` at attempt `retry_count + 1` of a source (the
+    same error before it), with `remaining` seconds of the call left and `budget`."""
+    failure = error if isinstance(error, BaseException) else RuntimeError(error)
+    events: list[Event] = []
+    clock = FakeClock()
+    policy = replace(policy, budget=budget or RetryBudget(), sleep=clock.sleep, clock=clock)
+    engine = Engine("demo", policy, events.append)
+    deadline = Deadline.after(remaining if math.isfinite(remaining) else 1e9, clock)
+    source = Source("a", Scripted(*[failure] * (retry_count + 1), "answer"))
+    asyncio.run(engine.run("getting the answer", [source], deadline=deadline))
+    failed = [e for e in events if e.what == "failed" and e.number == retry_count + 1]
+    (event,) = failed
+    retried = event.wait_s is not None
+    return Decision(retried, str(event.next), event.wait_s or 0.0)
 
 
 def busy(retry_after: str) -> UpstreamStatus:
@@ -334,7 +358,7 @@ async def test_a_refused_connection_is_retried_at_once(
     resilience: Engine, clock: FakeClock, progress: list[Progress]
 ) -> None:
     """Refused, then answered: the retry goes straight out, with no call to sleep at all."""
-    resilience.observer = progress.append
+    resilience.listeners += (progress.append,)
     source = Scripted(httpx.ConnectError("[Errno 111] Connection refused"), "answer")
     with capture_logs() as logs:
         outcome = await run(resilience, source)
@@ -379,7 +403,7 @@ def test_a_hint_longer_than_the_time_left_is_beyond_the_cap(policy: Policy) -> N
     """A Retry-After within the cap but past the deadline is not slept: reported instead."""
     verdict = verdict_for(busy("3"), cap=policy.wait_cap(2.5))
     assert verdict.beyond_cap
-    assert decide(verdict, policy, 0, 2.5) == Decision(False, "hint_beyond_cap")
+    assert decision_for(busy("3"), policy, remaining=2.5) == Decision(False, "hint_beyond_cap")
 
 
 async def test_a_hint_past_the_deadline_is_kept_for_the_answer(clock: FakeClock) -> None:

@@ -10,7 +10,8 @@ import pytest
 import respx
 
 from offline import SimulatedServices
-from resilience import Policy, Progress
+from resilience import Policy
+from tests.conftest import Progress
 from tools import Tool, make_client, weather_tool
 
 
@@ -27,7 +28,7 @@ async def sim_client(sim: SimulatedServices) -> AsyncIterator[httpx.AsyncClient]
 
 @pytest.fixture
 def sim_weather(sim_client: httpx.AsyncClient, policy: Policy, progress: list[Progress]) -> Tool:
-    return weather_tool(sim_client, policy=policy, observer=progress.append)
+    return weather_tool(sim_client, policy=policy, listener=progress.append)
 
 
 @pytest.fixture
@@ -45,4 +46,4 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 def weather(client: httpx.AsyncClient, policy: Policy, progress: list[Progress]) -> Tool:
-    return weather_tool(client, policy=policy, observer=progress.append)
+    return weather_tool(client, policy=policy, listener=progress.append)

@@ -10,7 +10,7 @@ from structlog.testing import capture_logs
 from errors import InvalidInput, classify
 from tests.tools.upstream import is_safe_for_a_model
 from tools import Registry, calculate_tool
-from tools._arith import _power, evaluate
+from tools.calculator import _power, evaluate
 
 
 @pytest.fixture

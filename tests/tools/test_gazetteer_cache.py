@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 LOOKUP = (
-    "from tools.weather import _gazetteer as g;"
+    "from tools.weather import places as g;"
     "print(g.cities_named('Lima')[0].country_code, g.city_by_id(3169070).name)"
 )
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from errors import InvalidInput
-from tools._arith import evaluate
-from tools.weather._wttr import path_segment
+from tools.calculator import evaluate
+from tools.weather._sources import path_segment
 
 ARITHMETIC = st.text(alphabet="0123456789.+-*/%() e", max_size=40)
 

@@ -34,8 +34,8 @@ from tests.tools.upstream import (
 from tools import Tool, make_client, weather_tool
 from tools.http import get_json
 from tools.weather import Endpoints
-from tools.weather._open_meteo import RequestRefused
-from tools.weather._report import degraded_json, later_words
+from tools.weather._sources import RequestRefused
+from tools.weather._tool import degraded_json, later_words
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BERLIN_GEO = {

@@ -13,7 +13,7 @@ from structlog.testing import capture_logs
 
 from errors import InvalidInput, classify
 from offline import SimulatedServices
-from resilience import Attempt
+from resilience import Event
 from tests.tools.upstream import is_safe_for_a_model
 from tools import Registry, Tool, ToolResult, builtin_tools
 
@@ -99,7 +99,7 @@ async def test_a_crashing_tool_is_an_escalate_result() -> None:
 def registry_line(result: ToolResult) -> tuple[str, str, int, str, str | None]:
     """The result's single attempt, without its duration."""
     [attempt] = result.attempts
-    assert isinstance(attempt, Attempt)
+    assert isinstance(attempt, Event)
     assert 0 <= attempt.duration_s < 5
     return (attempt.caller, attempt.source, attempt.number, attempt.outcome, attempt.action)
 
@@ -203,7 +203,7 @@ async def test_definitions_are_built_once() -> None:
 def test_failed_result_carries_only_the_sentence() -> None:
     """ToolResult.failed: is_error, the verdict kept, and the model reads its user_message."""
     error = classify(InvalidInput("city", "is empty", "give a name"), "getting the weather").result
-    attempt = Attempt("get_weather", "registry", 1, 0.0, error.error_type)
+    attempt = Event("failed", "get_weather", "registry", 1, 0.0, error.error_type)
     result = ToolResult.failed(error, (attempt,))
     assert (result.content, result.is_error) == (error.user_message, True)
     assert (result.error, result.attempts) == (error, (attempt,))

@@ -6,11 +6,12 @@ import httpx
 import pytest
 
 from offline import FORECAST, GEOCODING, WTTR, Fault, SimulatedServices, hand_set
-from resilience import Policy, Progress
+from resilience import Policy
+from tests.conftest import Progress
 from tests.tools.fakes import FakeClock
 from tests.tools.upstream import ask, because, degraded, parsed
 from tools import Tool, weather_tool
-from tools.weather._open_meteo import LIGHT_VARIABLES
+from tools.weather._sources import LIGHT_VARIABLES
 
 CITIES = ["Paris", "London", "Tokyo", "Mumbai", "Bonn", "New York", "Sydney", "Berlin"]
 
@@ -258,7 +259,7 @@ async def test_dripping_body_is_cut_by_the_attempt_timeout(
     sim.fail_always(WTTR, Fault.drip(0.01))
     sim.fail_always(GEOCODING, Fault.status(401))
     progress: list[Progress] = []
-    tool = weather_tool(sim_client, policy=policy, observer=progress.append)
+    tool = weather_tool(sim_client, policy=policy, listener=progress.append)
     result = await ask(tool, "London")
     assert result.content == degraded(
         because=because("turned down the request", "is not answering"), city="London"

@@ -12,7 +12,8 @@ import respx
 from structlog.testing import capture_logs
 
 from errors import NotFound, classify
-from resilience import Policy, Progress
+from resilience import Policy
+from tests.conftest import Progress
 from tests.tools.fakes import FakeClock
 from tests.tools.upstream import (
     DEGRADED,
@@ -37,8 +38,7 @@ from tests.tools.upstream import (
 )
 from tools import Tool, weather_tool
 from tools.weather import Endpoints
-from tools.weather._open_meteo import FULL_VARIABLES, LIGHT_VARIABLES, split_query
-from tools.weather._wttr import is_unknown_location
+from tools.weather._sources import FULL_VARIABLES, LIGHT_VARIABLES, is_unknown_location, split_query
 
 LOCATION_NOT_FOUND = Script(lambda _r: httpx.Response(500, text="location not found: Atlantis"))
 
@@ -408,7 +408,7 @@ async def test_progress_events_tell_a_watcher_what_happens(
     routes: respx.MockRouter, weather: Tool, progress: list[Progress]
 ) -> None:
     """Each attempt going out, retrying, falling back, waiting and degrading reach the
-    observer once each, in order."""
+    listener once each, in order; the end names the source that failed last."""
     mount(routes, forecast=Script(status(503)), wttr=Script(status(429, "2"), status(503)))
     await ask(weather, "Paris")
     assert [(p.kind, p.source, p.wait_s) for p in progress] == [
@@ -419,7 +419,7 @@ async def test_progress_events_tell_a_watcher_what_happens(
         ("attempting", "wttr.in", None),
         ("waiting", "wttr.in", 2.0),
         ("attempting", "wttr.in", None),
-        ("degraded", "", None),
+        ("degraded", "wttr.in", None),
     ]
     assert progress[0].message == "waiting for open-meteo"
     assert progress[1].message == "open-meteo failed — retrying now"
@@ -437,7 +437,7 @@ async def test_a_failing_observer_does_not_fail_the_call(
 
     mount(routes, forecast=Script(status(503), ok(PARIS_FORECAST)))
     with capture_logs() as logs:
-        result = await ask(weather_tool(client, policy=policy, observer=broken), "Paris")
+        result = await ask(weather_tool(client, policy=policy, listener=broken), "Paris")
     assert result.content == FROM_OPEN_METEO
     failed, *_ = [event for event in logs if event["event"] == "tool.observer_failed"]
     assert (failed["error_type"], failed["action"]) == ("internal_error", "escalate")

@@ -11,14 +11,14 @@ Importing this package does not import the `mcp` SDK; starting servers does (ins
 the `mcp` extra). See docs/mcp.md.
 """
 
-from tools.mcp._errors import McpProtocolError, RestartsSpent, ServerDown, ServerGone
+from tools.mcp._errors import McpToolError, RestartsSpent, ServerDown, ServerGone
 from tools.mcp._spec import McpServer
 from tools.mcp._toolset import MAX_RESULT_CHARS, McpToolset, connect, open_toolset
 
 __all__ = [
     "MAX_RESULT_CHARS",
-    "McpProtocolError",
     "McpServer",
+    "McpToolError",
     "McpToolset",
     "RestartsSpent",
     "ServerDown",

@@ -1,21 +1,18 @@
-"""MCP failures, translated once, here, into what error-to-action already understands.
+"""MCP failures, translated once, here, into what error-to-action reads.
 
 Nothing a server says reaches the model: its words go into the exception's reason, which
-error-to-action keeps for the (redacted) developer note only. The translation:
+error-to-action reads (and keeps, redacted, for the developer note only). The translation:
 
     the connection closed mid-call (a stdio server died)   → ServerGone (network: retry once,
                                                              on a restarted process)
     it can't be started or reached                          → ServerDown (network: retry once)
     it died more often than its restart bound allows        → RestartsSpent (skipped, as an
                                                               open circuit would be)
-    JSON-RPC -32602 invalid params                          → InvalidInput (fix_input)
-    JSON-RPC -32601 no such method or tool                  → InvalidInput (fix_input)
-    JSON-RPC -32603 internal error                          → UpstreamStatus 500 (retry once)
-    JSON-RPC -32700, -32600 (we sent something it can't parse) → McpProtocolError (escalate)
     the SDK's request timeout                               → TimeoutError (retry once)
     a result that breaks the MCP schema                     → BadUpstreamData (retry once)
-    an `isError` result, or any other JSON-RPC error        → its text classified as a raw
-                                                              error would be (`from_text`)
+    a JSON-RPC error, or an `isError` result                → McpToolError: the server's own
+                                                              words and code, read as any error
+                                                              text is ("JSON-RPC -32602: …")
 """
 
 from __future__ import annotations
@@ -24,36 +21,24 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from errors import (
-    BadUpstreamData,
-    InvalidInput,
-    SourceSkipped,
-    ToolError,
-    UpstreamStatus,
-    classify,
-)
+from errors import BadUpstreamData, SourceSkipped, ToolError
 
 if TYPE_CHECKING:
     from tools.mcp._spec import McpServer
 
 __all__ = [
-    "McpProtocolError",
+    "McpToolError",
     "RestartsSpent",
     "ServerDown",
     "ServerGone",
-    "from_text",
     "no_sdk_problem",
     "start_problem",
     "translate",
     "unwrap",
 ]
 
-# JSON-RPC and the SDK's own codes (mcp_types), written out so this module needs no SDK.
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND = -32700, -32600, -32601
-INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
+# The MCP SDK's own codes for a closed connection and its request timeout.
 CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001
-
-_CHECK_INPUT = "check each input against the tool's description and send them again"
 
 
 class ServerGone(ConnectionResetError):
@@ -70,8 +55,14 @@ class RestartsSpent(SourceSkipped):
     circuit)."""
 
 
-class McpProtocolError(RuntimeError):
-    """The server could not read what the SDK sent (parse error, invalid request)."""
+class McpToolError(ToolError):
+    """The server's own failure: a JSON-RPC error (`code`) or an `isError` result. Its words
+    are the reason, which error-to-action reads like any error text (JSON-RPC codes
+    included: -32602 is the caller's input, -32603 the server's fault, …)."""
+
+    def __init__(self, text: str, *, server: str, code: int | None = None) -> None:
+        super().__init__(text if code is None else f"JSON-RPC {code}: {text}", source=server)
+        self.code = code
 
 
 def unwrap(error: BaseException) -> BaseException:
@@ -87,7 +78,11 @@ def translate(error: BaseException, server: str) -> BaseException:
     error = unwrap(error)
     code = getattr(error, "code", None)
     if _is_mcp_error(error) and isinstance(code, int):
-        return _from_code(code, str(error), server)
+        if code == CONNECTION_CLOSED:
+            return ServerGone(f"the connection to {server} closed before it answered")
+        if code == REQUEST_TIMEOUT:
+            return TimeoutError(f"JSON-RPC {code}: {error}")
+        return McpToolError(str(error), server=server, code=code)
     if isinstance(error, ValidationError):
         return BadUpstreamData(
             f"the answer breaks the MCP result schema ({error.error_count()} problems)",
@@ -98,46 +93,6 @@ def translate(error: BaseException, server: str) -> BaseException:
     if type(error).__name__ in {"ClosedResourceError", "BrokenResourceError", "EndOfStream"}:
         return ServerGone(f"the connection to {server} is closed")
     return error
-
-
-def from_text(text: str, server: str) -> Exception:
-    """The failure a server's own words describe (an `isError` result, an unknown JSON-RPC
-    error), as an exception error-to-action classifies the same way it would the words."""
-    facts = classify(text, "calling an MCP tool").facts
-    if facts.status is not None:
-        headers = {"retry-after": f"{facts.hint_s:g}"} if facts.hint_s is not None else None
-        return UpstreamStatus(facts.status, text, source=server, headers=headers)
-    match facts.signal:
-        case "timeout":
-            return TimeoutError(text)
-        case "network":
-            return ConnectionRefusedError(text) if facts.connect_phase else ConnectionError(text)
-        case "bad_data":
-            return BadUpstreamData(text, source=server)
-        case "invalid_input":
-            return InvalidInput("input", "was turned down by the tool", _CHECK_INPUT)
-        case "not_found":
-            return UpstreamStatus(404, text, source=server)
-        case "missing_key":  # the server's own credentials, not the agent's key
-            return UpstreamStatus(401, text, source=server)
-    return ToolError(text, source=server)
-
-
-def _from_code(code: int, message: str, server: str) -> BaseException:
-    reason = f"JSON-RPC {code}: {message}"
-    if code == CONNECTION_CLOSED:
-        return ServerGone(f"the connection to {server} closed before it answered")
-    if code == REQUEST_TIMEOUT:
-        return TimeoutError(reason)
-    if code == INVALID_PARAMS:
-        return InvalidInput("input", "was turned down by the tool", _CHECK_INPUT)
-    if code == METHOD_NOT_FOUND:
-        return InvalidInput("tool", "is not offered by its server any more", "go on without it")
-    if code == INTERNAL_ERROR:
-        return UpstreamStatus(500, reason, source=server)
-    if code in {PARSE_ERROR, INVALID_REQUEST}:
-        return McpProtocolError(reason)
-    return from_text(reason, server)
 
 
 def _is_mcp_error(error: BaseException) -> bool:

@@ -19,7 +19,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from errors import BadSetting
-from tools._urls import check_http_url
+from tools.http import check_http_url
 
 __all__ = ["NAME_PATTERN", "McpServer"]
 

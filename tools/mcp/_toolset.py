@@ -24,12 +24,10 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from pydantic import BaseModel
 
-from resilience import AttemptInfo, CircuitBreaker, Engine, Observer, Policy, Source
-from tools._result import to_result
-from tools._tool import Tool
-from tools._types import ToolResult
-from tools.mcp._errors import from_text, no_sdk_problem, start_problem
+from resilience import AttemptInfo, CircuitBreaker, Engine, Listener, Policy, Source
+from tools.mcp._errors import McpToolError, no_sdk_problem, start_problem
 from tools.mcp._spec import McpServer
+from tools.registry import Tool, ToolResult, to_result
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
@@ -66,7 +64,7 @@ async def open_toolset(
     *,
     reserved: Collection[str] = (),
     policy: Policy | None = None,
-    observer: Observer | None = None,
+    listener: Listener | None = None,
     on_problem: Notice | None = None,
 ) -> McpToolset:
     """Start `servers` (at once) and build their tools, named clear of `reserved` and of each
@@ -91,7 +89,7 @@ async def open_toolset(
             for tool in remote:
                 name = _free_name(connection.server.name, tool.name, taken)
                 taken.add(name)
-                toolset.tools.append(_tool(connection, tool, name, policy, observer))
+                toolset.tools.append(_tool(connection, tool, name, policy, listener))
     return toolset
 
 
@@ -101,12 +99,12 @@ async def connect(
     *,
     reserved: Collection[str] = (),
     policy: Policy | None = None,
-    observer: Observer | None = None,
+    listener: Listener | None = None,
     on_problem: Notice | None = None,
 ) -> AsyncIterator[McpToolset]:
     """`open_toolset` for an `async with` block, closed on the way out."""
     toolset = await open_toolset(
-        servers, reserved=reserved, policy=policy, observer=observer, on_problem=on_problem
+        servers, reserved=reserved, policy=policy, listener=listener, on_problem=on_problem
     )
     try:
         yield toolset
@@ -175,9 +173,9 @@ class _ServerEngine(Engine):
     """An engine whose every source shares the server's one circuit breaker."""
 
     def __init__(
-        self, caller: str, policy: Policy, observer: Observer | None, breaker: CircuitBreaker
+        self, caller: str, policy: Policy, listener: Listener | None, breaker: CircuitBreaker
     ) -> None:
-        super().__init__(caller, policy, observer)
+        super().__init__(caller, policy, listener)
         self._server_breaker = breaker
 
     def breaker(self, source: str) -> CircuitBreaker:
@@ -190,7 +188,7 @@ def _tool(
     remote: RemoteTool,
     name: str,
     policy: Policy,
-    observer: Observer | None,
+    listener: Listener | None,
 ) -> Tool:
     from tools.mcp._schema import arguments, input_model
 
@@ -199,12 +197,12 @@ def _tool(
     schema.setdefault("type", "object")
     activity = f"running the {_words(remote.name)} tool"
     operation = f"{activity} via the MCP server {server}"
-    engine = _ServerEngine(name, policy, observer, connection.breaker_for(policy))
+    engine = _ServerEngine(name, policy, listener, connection.breaker_for(policy))
 
     async def fetch(args: BaseModel) -> str:
         result = await connection.call(remote.name, arguments(args))
         if result.is_error:
-            raise from_text(_text(result), server)
+            raise McpToolError(_text(result), server=server)
         return _render(result)
 
     async def handler(args: BaseModel) -> ToolResult:
@@ -213,10 +211,10 @@ def _tool(
 
         source = Source(server, attempt)
         outcome = await engine.run(operation, [source])
-        return to_result(outcome, operation, str)
+        return to_result(outcome, str)
 
-    def rebind(new_policy: Policy | None, new_observer: Observer | None) -> Tool:
-        return _tool(connection, remote, name, new_policy or policy, new_observer)
+    def rebind(new_policy: Policy | None, new_listener: Listener | None) -> Tool:
+        return _tool(connection, remote, name, new_policy or policy, new_listener)
 
     return Tool(
         name,

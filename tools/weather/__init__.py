@@ -1,24 +1,26 @@
 """The `get_weather` tool: Open-Meteo first, wttr.in as the fallback, then a degraded answer.
 
-`Endpoints` is light (the settings read it); `weather_tool` loads the HTTP stack and the
-gazetteer, so it is imported on first use (PEP 562).
+`_tool.py` is the tool (its input, the call through the engine, the degraded answer);
+`_sources.py` the two services and what their answers must be to be believed; `places.py`
+the names, regions and the gazetteer both use.
 """
 
-from __future__ import annotations
+from tools.weather._sources import OPEN_METEO, WTTR, Report
+from tools.weather._tool import (
+    DESCRIPTION,
+    Endpoints,
+    WeatherInput,
+    degraded_json,
+    weather_tool,
+)
 
-from typing import TYPE_CHECKING, Any
-
-from tools.weather._endpoints import Endpoints
-
-if TYPE_CHECKING:
-    from tools.weather._tool import weather_tool
-
-__all__ = ["Endpoints", "weather_tool"]
-
-
-def __getattr__(name: str) -> Any:
-    if name != "weather_tool":
-        raise AttributeError(f"module 'tools.weather' has no attribute {name!r}")
-    from tools.weather._tool import weather_tool
-
-    return weather_tool
+__all__ = [
+    "DESCRIPTION",
+    "OPEN_METEO",
+    "WTTR",
+    "Endpoints",
+    "Report",
+    "WeatherInput",
+    "degraded_json",
+    "weather_tool",
+]

@@ -1,27 +1,220 @@
 """`get_weather`: Open-Meteo, then wttr.in, then an honest "unavailable".
 
-The tool is light: its description and input schema, and an engine (breakers, budget). Its
-work (`tools.weather._service`: the HTTP stack, the gazetteer, the country names) is imported
-on its first call, and the HTTP client may be given as a function that makes it then.
+    tool = weather_tool(http, endpoints=Endpoints.from_env(os.environ))
+
+The tool runs its two sources (`tools.weather._sources`) through the resilience engine: a
+deadline per attempt and per call, error-to-action on every failure, a circuit breaker per
+source. Its answer is a `Report` as JSON: `city` names the place it is for, `temperature`
+in °C, `condition` in words (WMO codes, or wttr.in's description), `humidity` when known, the
+`source`, and a `note` when the place is not the one asked for. With no source answering it
+says so honestly — `"degraded": true`, what happened to each source and when to try again, and
+no invented numbers. A place that does not exist is not an outage: the model is told which
+name was not found. The endpoints are read from the environment once, at the entry point.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import json
+import math
+import unicodedata
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
-from resilience import Engine, Observer, Policy
-from tools._tool import Tool
-from tools._types import ToolResult
-from tools.weather._endpoints import Endpoints
-from tools.weather._input import DESCRIPTION, WeatherInput
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-if TYPE_CHECKING:
-    import httpx
+from errors import BadSetting, NotFound, duration, redact
+from errors import ErrorType as T
+from resilience import AttemptInfo, Engine, Event, Listener, Outcome, Policy, Source
+from tools.http import check_http_url
+from tools.registry import Tool, ToolResult, to_result
+from tools.weather._sources import (
+    OPEN_METEO,
+    WTTR,
+    OpenMeteo,
+    PlaceMismatch,
+    Report,
+    RequestRefused,
+    UnexpectedUnit,
+    Wttr,
+)
 
-    from tools.weather._service import Weather
+__all__ = [
+    "DEFAULT_FORECAST_URL",
+    "DEFAULT_GEOCODING_URL",
+    "DEFAULT_WTTR_URL",
+    "DESCRIPTION",
+    "Endpoints",
+    "SourceState",
+    "WeatherInput",
+    "degraded_json",
+    "later_words",
+    "weather_tool",
+]
 
-__all__ = ["DESCRIPTION", "WeatherInput", "weather_tool"]
+
+DEFAULT_GEOCODING_URL = "https://geocoding-api.open-meteo.com/v1/search"
+DEFAULT_FORECAST_URL = "https://api.open-meteo.com/v1/forecast"
+DEFAULT_WTTR_URL = "https://wttr.in"
+
+# Each URL and the environment variable it comes from, for start-up errors.
+_VARIABLES = {
+    "geocoding_url": "OPEN_METEO_GEOCODING_URL",
+    "forecast_url": "OPEN_METEO_FORECAST_URL",
+    "wttr_url": "WTTR_URL",
+}
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Endpoints:
+    """The three URLs `get_weather` calls. Each may carry a query (say `?apikey=…`): it is kept,
+    and the tool's own parameters are added to it. The repr masks such keys."""
+
+    geocoding_url: str = DEFAULT_GEOCODING_URL
+    forecast_url: str = DEFAULT_FORECAST_URL
+    wttr_url: str = DEFAULT_WTTR_URL
+
+    def __post_init__(self) -> None:
+        """A URL that is not http(s) is refused at start-up, named but not echoed."""
+        for attribute, variable in _VARIABLES.items():
+            check_http_url(variable, getattr(self, attribute))
+
+    def __repr__(self) -> str:
+        urls = (self.geocoding_url, self.forecast_url, self.wttr_url)
+        return f"Endpoints({', '.join(repr(redact(url)) for url in urls)})"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], *, lenient: bool = False) -> Endpoints:
+        """From OPEN_METEO_GEOCODING_URL, OPEN_METEO_FORECAST_URL and WTTR_URL; unset or
+        empty values keep the defaults. `lenient` (offline, where no real service is called):
+        a value that is not an http(s) URL keeps the default too, rather than being refused."""
+        urls = {
+            "geocoding_url": env.get("OPEN_METEO_GEOCODING_URL") or DEFAULT_GEOCODING_URL,
+            "forecast_url": env.get("OPEN_METEO_FORECAST_URL") or DEFAULT_FORECAST_URL,
+            "wttr_url": _no_trailing_slash(env.get("WTTR_URL") or DEFAULT_WTTR_URL),
+        }
+        if lenient:
+            urls = {name: _usable(name, url) for name, url in urls.items()}
+        return cls(**urls)
+
+
+_DEFAULTS = {
+    "geocoding_url": DEFAULT_GEOCODING_URL,
+    "forecast_url": DEFAULT_FORECAST_URL,
+    "wttr_url": DEFAULT_WTTR_URL,
+}
+
+
+def _usable(attribute: str, url: str) -> str:
+    """`url` if it is an http(s) URL, else the default for `attribute`."""
+    try:
+        check_http_url(_VARIABLES[attribute], url)
+    except BadSetting:
+        return _DEFAULTS[attribute]
+    return url
+
+
+def _no_trailing_slash(url: str) -> str:
+    """`url` with its path's trailing slash dropped (any query left as it is)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/")))
+
+
+DESCRIPTION = (
+    "Get the current weather for a city: temperature, conditions and, when known, humidity. "
+    "Use it when the user asks about weather, temperature or rain somewhere. "
+    "Give a region or country after a comma when a name is shared ('Paris, Texas'). "
+    '"city" in the answer names the place it is for; a "note" says when that is not the '
+    "place asked for. "
+    'If every weather service is down, the answer has "degraded": true and no numbers; '
+    "tell the user the weather is unavailable rather than guessing."
+)
+
+
+class WeatherInput(BaseModel):
+    """The tool's input, validated before any request is made."""
+
+    model_config = ConfigDict(str_strip_whitespace=True, extra="forbid")
+
+    city: str = Field(
+        min_length=1,
+        max_length=100,
+        description="The city's name, e.g. 'Paris', 'New York' or 'Paris, Texas'.",
+    )
+
+    @field_validator("city")
+    @classmethod
+    def _looks_like_a_name(cls, value: str) -> str:
+        if any(unicodedata.category(ch).startswith("C") for ch in value):
+            raise ValueError("contains control characters")
+        if not any(ch.isalpha() for ch in value):
+            raise ValueError("contains no letters")
+        return value
+
+
+# What became of a source that gave no answer, and how the degraded answer says it.
+SourceState = Literal["down", "busy", "quota", "refused", "elsewhere", "unknown_place"]
+_SAYS: dict[SourceState, str] = {
+    "down": "is not answering",
+    "busy": "is busy",
+    "quota": "has used up its daily request limit",
+    "refused": "turned down the request",
+    "elsewhere": "answered for a different place",
+    "unknown_place": "did not know the place",
+}
+_ALL_SAY: dict[SourceState, str] = {
+    "down": "the weather services are not answering",
+    "busy": "the weather services are busy",
+    "quota": "the weather services have used up their daily request limits",
+    "refused": "the weather services turned down the request",
+    "elsewhere": "the weather services answered for a different place",
+    "unknown_place": "the weather services did not know the place",
+}
+
+
+def degraded_json(
+    city: str, states: Sequence[SourceState] = ("down",), later: str = "in a few minutes"
+) -> str:
+    """The answer when no source could give the weather: says what happened, in fixed words
+    (one state per source tried, main first), and when to try again; invents nothing."""
+    message = (
+        f"Current weather for {city} is unavailable right now because {_because(states)}; "
+        f"check a local weather service or try again {later}."
+    )
+    return json.dumps({"city": city, "degraded": True, "message": message}, ensure_ascii=False)
+
+
+def _because(states: Sequence[SourceState]) -> str:
+    if not states:
+        return _ALL_SAY["down"]
+    if len(set(states)) == 1:
+        return _ALL_SAY[states[0]]
+    main, *others = states
+    rest = " and ".join(f"the backup one {_SAYS[state]}" for state in others)
+    return f"the main weather service {_SAYS[main]} and {rest}"
+
+
+def later_words(retry_after_s: float | None, *, quota: bool = False) -> str:
+    """When to try again: "in about 30 seconds" for a wait a server asked for, "in about
+    7 hours" for a spent daily limit whose reset is known, "tomorrow" when it is not."""
+    if retry_after_s is not None and retry_after_s > 0:
+        return f"in about {_whole(retry_after_s)}"
+    return "tomorrow" if quota else "in a few minutes"
+
+
+def _whole(seconds: float) -> str:
+    """A wait the server asked for, in words ("30 seconds", "2 minutes"); never "0 seconds"."""
+    return duration(math.ceil(seconds))
+
+
+# --- the tool ------------------------------------------------------------------------------
+
+# error-to-action's kinds, as the degraded answer says them.
+_BUSY = {T.RATE_LIMIT, T.OVERLOADED, T.SERVICE_UNAVAILABLE, T.CONFLICT}
+_REFUSED = {T.AUTH_INVALID_CREDENTIALS, T.AUTH_TOKEN_EXPIRED, T.AUTH_PERMISSION_DENIED}
+_REFUSED |= {T.AUTH_REQUIRES_ADMIN, T.INVALID_REQUEST, T.REQUEST_TOO_LARGE}
 
 
 def weather_tool(
@@ -29,29 +222,113 @@ def weather_tool(
     *,
     endpoints: Endpoints | None = None,
     policy: Policy | None = None,
-    observer: Observer | None = None,
+    listener: Listener | None = None,
 ) -> Tool:
     """The `get_weather` tool, with its own circuit breakers (one per source). `client` is
     the HTTP client, or a function that makes it on the first call."""
-    endpoints = endpoints or Endpoints()
-    engine = Engine("get_weather", policy, observer)
-    service: Weather | None = None
-
-    async def answer(args: WeatherInput) -> ToolResult:
-        nonlocal service
-        if service is None:
-            from tools.weather._service import Weather
-
-            service = Weather(client if not callable(client) else client(), endpoints, engine)
-        return await service.answer(args)
-
+    weather = _Weather(client, endpoints or Endpoints(), Engine("get_weather", policy, listener))
     return Tool(
         name="get_weather",
         description=DESCRIPTION,
         input_model=WeatherInput,
-        handler=answer,
+        handler=weather.answer,
         activity="getting the weather",
-        rebind=lambda policy, observer: weather_tool(
-            client, endpoints=endpoints, policy=policy, observer=observer
+        rebind=lambda policy, listener: weather_tool(
+            client, endpoints=endpoints, policy=policy, listener=listener
         ),
     )
+
+
+class _Weather:
+    """The tool's state: the client, the endpoints and the engine (breakers, budget), and
+    the sources whose breaker is being held for a spent daily quota."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient | Callable[[], httpx.AsyncClient],
+        endpoints: Endpoints,
+        engine: Engine,
+    ) -> None:
+        self._client = client
+        self._endpoints = endpoints
+        self._engine = engine
+        self._quota_held: set[str] = set()
+
+    async def answer(self, args: WeatherInput) -> ToolResult:
+        """One call: Open-Meteo, then wttr.in (checked against the place Open-Meteo found, if
+        it got that far), then the degraded answer."""
+        if callable(self._client):  # made on the first weather question
+            self._client = self._client()
+        primary = OpenMeteo(self._client, self._endpoints, args.city)
+        fallback = Wttr(self._client, self._endpoints, args.city, known=lambda: primary.place)
+        errors: dict[str, Exception] = {}
+        sources = [
+            # A unit it cannot read is not asked for again.
+            Source(OPEN_METEO, _kept(errors, OPEN_METEO, primary.fetch), retry_on=_not_a_unit),
+            # Only Open-Meteo's "no such place" is believed: wttr.in's answers for unknown
+            # places have changed too often.
+            Source(WTTR, _kept(errors, WTTR, fallback.fetch), trusted=False),
+        ]
+        operation = f"getting the weather for {args.city}"
+        outcome = await self._engine.run(operation, sources, subject=args.city)
+        self._remember_quota(outcome.attempts)
+        return to_result(
+            outcome, Report.to_json, no_answer=lambda o: self._degraded(args.city, o, errors)
+        )
+
+    def _remember_quota(self, attempts: tuple[Event, ...]) -> None:
+        for attempt in attempts:
+            if attempt.outcome == T.QUOTA_EXHAUSTED:
+                self._quota_held.add(attempt.source)
+            elif attempt.outcome == "ok" or self._engine.breaker(attempt.source).state == "closed":
+                self._quota_held.discard(attempt.source)
+
+    def _degraded(
+        self, city: str, outcome: Outcome[Report], errors: dict[str, Exception]
+    ) -> ToolResult:
+        """No source answered: an honest "unavailable" that says what happened to each
+        source and when to try again (a spent quota: when it resets, else "tomorrow")."""
+        tried = list(dict.fromkeys(attempt.source for attempt in outcome.attempts))
+        states = [self._state(name, outcome.attempts, errors.get(name)) for name in tried]
+        quota = [name for name, state in zip(tried, states, strict=True) if state == "quota"]
+        if quota:
+            wait = max(self._engine.breaker(name).remaining_cooldown() for name in quota)
+            later = later_words(wait or None, quota=True)
+        else:
+            later = later_words(outcome.retry_after_s)
+        return ToolResult(degraded_json(city, states, later), attempts=outcome.attempts)
+
+    def _state(
+        self, source: str, attempts: tuple[Event, ...], error: Exception | None
+    ) -> SourceState:
+        last = [a for a in attempts if a.source == source][-1]
+        if last.number == 0:  # skipped: its breaker is open
+            return "quota" if source in self._quota_held else "down"
+        if isinstance(error, PlaceMismatch):
+            return "elsewhere"
+        if isinstance(error, RequestRefused) or last.outcome in _REFUSED:
+            return "refused"
+        if isinstance(error, NotFound):
+            return "unknown_place"
+        if last.outcome == T.QUOTA_EXHAUSTED:
+            return "quota"
+        return "busy" if last.outcome in _BUSY else "down"
+
+
+def _not_a_unit(error: BaseException) -> bool:
+    return not isinstance(error, UnexpectedUnit)
+
+
+def _kept(
+    errors: dict[str, Exception], name: str, fetch: Callable[[AttemptInfo], Awaitable[Report]]
+) -> Callable[[AttemptInfo], Awaitable[Report]]:
+    """`fetch`, keeping the last error it raised in `errors[name]` (for the degraded answer)."""
+
+    async def attempt(info: AttemptInfo) -> Report:
+        try:
+            return await fetch(info)
+        except Exception as error:
+            errors[name] = error
+            raise
+
+    return attempt

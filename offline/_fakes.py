@@ -1,6 +1,12 @@
-"""Fault-injecting wrappers around any backend, for the demo and tests.
+"""Models that misbehave on purpose, and one that replays a queue: for the demo and tests.
 
-`FlakyModel` fails the next calls with errors built exactly as the SDK raises them
+`QueuedModel` answers with queued replies, the fake for tests that script a conversation::
+
+    model = QueuedModel(calls(("get_weather", {"city": "Paris"})), text("Sunny."))
+
+Each `create` takes the next reply (or raises the next queued exception) and records the
+request; streamed text goes to `on_text` as a real model's would. `FlakyModel` wraps any
+backend and fails its next calls with errors built exactly as the SDK raises them
 (`api_error` imports the SDK when first called); `MangledInputModel` spoils the first tool
 call's input, as a confused model might.
 """
@@ -13,13 +19,58 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from agent.models import ModelBackend, ModelRequest, Reply
+from agent.models import ModelBackend, ModelRequest, Reply, Text, ToolCall
 from offline._messages_wire import error_body
 
 if TYPE_CHECKING:
     import anthropic
 
-__all__ = ["FlakyModel", "MangledInputModel", "api_error"]
+__all__ = ["FlakyModel", "MangledInputModel", "QueuedModel", "api_error", "calls", "text"]
+
+
+# --- from _queued.py ---
+
+
+def text(answer: str, stop_reason: str | None = "end_turn", **fields: Any) -> Reply:
+    """A text-only reply."""
+    return Reply((Text(answer),), stop_reason, **fields)
+
+
+def calls(*uses: tuple[str, dict[str, Any]], stop_reason: str | None = "tool_use") -> Reply:
+    """A reply that calls tools, one tool call per (name, input), ids toolu_00, toolu_01, …"""
+    blocks = tuple(ToolCall(f"toolu_{i:02d}", name, args) for i, (name, args) in enumerate(uses))
+    return Reply(blocks, stop_reason)
+
+
+class QueuedModel:
+    """Answers with queued replies (or raises queued errors) and records every request."""
+
+    def __init__(
+        self, *replies: Reply | BaseException, repeat_last: bool = False, name: str = "queued"
+    ) -> None:
+        self.replies: deque[Reply | BaseException] = deque(replies)
+        self.requests: list[ModelRequest] = []
+        self.repeat_last = repeat_last
+        self.name = name
+        self.closed = False
+
+    async def create(self, request: ModelRequest) -> Reply:
+        """The next queued reply, or the next queued exception raised."""
+        self.requests.append(request)
+        repeat = self.repeat_last and len(self.replies) == 1
+        reply = self.replies[0] if repeat else self.replies.popleft()
+        if isinstance(reply, BaseException):
+            raise reply
+        if request.on_text is not None:
+            request.on_text("".join(b.text for b in reply.content if isinstance(b, Text)))
+        return reply
+
+    async def aclose(self) -> None:
+        """Note that it was closed."""
+        self.closed = True
+
+
+# --- from _model_faults.py ---
 
 _URL = "https://api.anthropic.com/v1/messages"
 

@@ -1,0 +1,468 @@
+"""Models, as the loop sees them: one `ModelRequest` in, one `Reply` out, through the engine.
+
+The seam: a `ModelBackend` is Claude over HTTP (`agent/claude.py`), the offline scripted
+model, or a fault-injecting wrapper; it answers with the agent's own light `Reply` types, so
+offline mode never imports the anthropic SDK. Blocks the loop does not read (thinking, server
+tools) are kept as the API sent them and go back unchanged (`to_param`).
+
+The call: `ModelCaller` makes each model a source of the resilience engine, so its failures
+are classified by error-to-action and retried within `MODEL_POLICY` (more patient than a
+tool's: a turn without the model has no answer), and a model that stays overloaded or
+unreachable hands over to the next one (`AGENT_FALLBACK_MODEL`). The timeline and the log
+name the model each attempt went to. When no model answers, `ModelUnavailable` carries one
+plain sentence for the person. An attempt that streamed part of a line before failing has
+that line ended before the next attempt, so the retried answer starts on a line of its own.
+
+Importing the anthropic SDK takes a second or more, so `DeferredModels` stands in for the
+Claude models while it loads on a thread of its own: `agent chat` shows its prompt at once,
+and the first model call waits for the import (without blocking the event loop, so Ctrl-C
+still cancels) — before its first attempt, so loading never spends an attempt's time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import importlib
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
+
+from agent import spans
+from errors import ErrorAction, ErrorType, InvalidInput
+from resilience import (
+    AttemptInfo,
+    Deadline,
+    Engine,
+    Event,
+    Listener,
+    Outcome,
+    Policy,
+    Source,
+)
+
+if TYPE_CHECKING:
+    from anthropic.types import (
+        ContentBlockParam,
+        MessageParam,
+        TextBlockParam,
+        ToolChoiceParam,
+        ToolParam,
+        ToolUseBlockParam,
+    )
+
+__all__ = [
+    "KEY_PROBLEMS",
+    "MODEL_POLICY",
+    "Block",
+    "DeferredModels",
+    "ModelBackend",
+    "ModelCaller",
+    "ModelRequest",
+    "ModelUnavailable",
+    "OtherBlock",
+    "PromptTooLong",
+    "Reply",
+    "Text",
+    "TextSink",
+    "ToolCall",
+    "Usage",
+    "model_policy",
+]
+
+
+# --- a reply, in the agent's own light types ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Text the model said."""
+
+    text: str
+    type: Literal["text"] = "text"
+
+    def to_param(self) -> TextBlockParam:
+        """The block as the Messages API takes it back."""
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A `tool_use` block: the model asks for `name` with `input`."""
+
+    id: str
+    name: str
+    input: Mapping[str, Any]
+    type: Literal["tool_use"] = "tool_use"
+
+    def to_param(self) -> ToolUseBlockParam:
+        """The block as the Messages API takes it back."""
+        return {"type": "tool_use", "id": self.id, "name": self.name, "input": dict(self.input)}
+
+
+@dataclass(frozen=True, slots=True)
+class OtherBlock:
+    """Any other block (thinking, server tool use, …), kept exactly as the API sent it."""
+
+    type: str
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_param(self) -> ContentBlockParam:
+        """The block as it came."""
+        return cast("ContentBlockParam", dict(self.raw))
+
+
+Block = Text | ToolCall | OtherBlock
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens the call used, as the API counted them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One model answer."""
+
+    content: tuple[Block, ...]
+    stop_reason: str | None
+    model: str = ""  # the model that answered
+    usage: Usage = Usage()
+    refusal: str | None = None  # why, when stop_reason is "refusal" and the API said
+    id: str = ""
+
+    @property
+    def text(self) -> str:
+        """All the text blocks, joined and stripped."""
+        return "".join(b.text for b in self.content if isinstance(b, Text)).strip()
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """The `tool_use` blocks, in order."""
+        return tuple(b for b in self.content if isinstance(b, ToolCall))
+
+
+# --- the seam: one request in, one reply out ----------------------------------------------------
+
+TextSink = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """Everything one Messages API call needs; `on_text` receives text as it streams."""
+
+    messages: Sequence[MessageParam]
+    tools: Sequence[ToolParam] = ()
+    system: str = ""
+    max_tokens: int = 1024
+    tool_choice: ToolChoiceParam | None = None
+    on_text: TextSink | None = field(default=None, compare=False)
+
+
+class PromptTooLong(InvalidInput):
+    """The messages no longer fit in the model's context window; `reason` is for the log only.
+
+    An `InvalidInput` (fix_input, never resent as is, no fallback model asked): the loop drops
+    earlier turns and asks once more, and says so plainly when there is nothing left to drop.
+    """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(
+            "conversation", "is too long for the model to read", "ask a shorter question"
+        )
+        self.reason = f"context window exceeded; the API said: {detail}"  # for the log only
+
+
+class ModelBackend(Protocol):
+    """A model: Claude over HTTP, the offline scripted model, or a fault-injecting wrapper.
+
+    `create` raises on failure: the SDK's own exceptions, or ours where the SDK's would
+    mislead (`errors.BadUpstreamData` for an answer that is not a whole message,
+    `PromptTooLong`); the engine classifies and retries.
+    """
+
+    @property
+    def name(self) -> str:
+        """The model's id, as the timeline and the log show it ("claude-sonnet-4-6")."""
+        ...
+
+    async def create(self, request: ModelRequest) -> Reply:
+        """One model call."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...
+
+
+# --- models whose SDK loads on a thread of its own ----------------------------------------------
+
+
+class DeferredModels:
+    """Stand-ins for the models `build` makes once `module` is imported (in the background)."""
+
+    def __init__(
+        self, names: Sequence[str], build: Callable[[], list[ModelBackend]], module: str
+    ) -> None:
+        self._build = build
+        self._module = module
+        self._loaded: Future[None] | None = None
+        self._built: list[ModelBackend] | None = None
+        self.models: list[ModelBackend] = [
+            _Deferred(self, index, name) for index, name in enumerate(names)
+        ]
+
+    def start(self) -> None:
+        """Begin the import on a thread of its own (once)."""
+        if self._loaded is not None:
+            return
+        loaded: Future[None] = Future()
+        loaded.set_running_or_notify_cancel()  # running: a cancelled waiter cannot cancel it
+        self._loaded = loaded
+
+        def load() -> None:
+            try:
+                importlib.import_module(self._module)
+            except BaseException as exc:  # handed to the first model call, which raises it
+                loaded.set_exception(exc)
+            else:
+                loaded.set_result(None)
+
+        threading.Thread(target=load, name=f"import {self._module}").start()
+
+    async def model(self, index: int) -> ModelBackend:
+        """The real model at `index`, built (all of them) on first use."""
+        if self._built is None:
+            self.start()
+            assert self._loaded is not None
+            await asyncio.shield(asyncio.wrap_future(self._loaded))  # Ctrl-C cancels the wait only
+            if self._built is None:  # a concurrent first call may have built them meanwhile
+                self._built = self._build()
+        return self._built[index]
+
+    async def aclose(self, index: int) -> None:
+        if self._built is not None:
+            await self._built[index].aclose()
+
+
+class _Deferred:
+    """One model, as the caller sees it before the SDK is loaded."""
+
+    def __init__(self, models: DeferredModels, index: int, name: str) -> None:
+        self._models = models
+        self._index = index
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def ready(self) -> None:
+        """Wait until the real model is built; a failed import is left for `create` to raise,
+        inside an attempt, where error-to-action classifies it."""
+        with contextlib.suppress(Exception):
+            await self._models.model(self._index)
+
+    async def create(self, request: ModelRequest) -> Reply:
+        return await (await self._models.model(self._index)).create(request)
+
+    async def aclose(self) -> None:
+        await self._models.aclose(self._index)
+
+
+# --- calling the models through the engine ------------------------------------------------------
+
+# More patient than a tool. The breaker works only with a fallback model (`ModelCaller` turns
+# it off for one): after repeated failures the primary is skipped for a while and the
+# fallback answers at once; skipping the only model would just refuse sooner.
+MODEL_POLICY = Policy(
+    max_wait_s=30.0,
+    deadline_s=300.0,
+    attempt_timeout_s=120.0,
+    base_backoff_s=1.0,
+    max_backoff_s=8.0,
+    max_attempts=3,
+    breaker_threshold=3,
+    breaker_cooldown_s=60.0,
+)
+
+
+def model_policy(
+    tools_policy: Policy | None = None, *, attempt_timeout_s: float | None = None
+) -> Policy:
+    """`MODEL_POLICY`, on the tools policy's sleep, clock and jitter when given, and with
+    `attempt_timeout_s` (AGENT_MODEL_TIMEOUT: one attempt, streaming included) when given."""
+    policy = MODEL_POLICY
+    if tools_policy is not None:
+        policy = dataclasses.replace(
+            policy, sleep=tools_policy.sleep, clock=tools_policy.clock, rand=tools_policy.rand
+        )
+    if attempt_timeout_s is not None:
+        policy = dataclasses.replace(policy, attempt_timeout_s=attempt_timeout_s)
+    return policy
+
+
+KEY_PROBLEMS = {  # a key that is missing, wrong or expired: the person fixes the setup
+    ErrorType.AUTH_INVALID_CREDENTIALS,
+    ErrorType.AUTH_MISSING_KEY,
+    ErrorType.AUTH_TOKEN_EXPIRED,
+}
+_KEY_SENTENCE = (
+    "Claude did not accept the API key; set a valid ANTHROPIC_API_KEY "
+    "(or run with --offline) and try again."
+)
+# Built from our own words only: a 404 body may echo anything.
+_MODEL_SENTENCE = (
+    "Claude has no model by the name given; check --model or AGENT_MODEL "
+    "(and ANTHROPIC_BASE_URL, if set) and try again."
+)
+
+
+# No connection could be opened (refused, no such host): what to check, where it is set.
+_UNREACHABLE_AT_BASE_URL = (
+    "Claude could not be reached at the address in ANTHROPIC_BASE_URL; check that it is "
+    "right and that the server there is running, then try again."
+)
+_UNREACHABLE = (
+    "Claude could not be reached; check your network connection (and any proxy settings), "
+    "then try again."
+)
+
+
+class ModelUnavailable(Exception):
+    """No model answered within the bounds; `sentence` is safe to show a person.
+
+    `unreachable`: no connection to the model could even be opened (refused, DNS);
+    `base_url`: the ANTHROPIC_BASE_URL in use, if one is set (it is not repeated: it may
+    hold credentials)."""
+
+    def __init__(
+        self, result: ErrorAction, *, unreachable: bool = False, base_url: str | None = None
+    ) -> None:
+        super().__init__(result.error_type)
+        self.result = result
+        self.sentence = _sentence(result, unreachable=unreachable, base_url=base_url)
+
+
+def _sentence(result: ErrorAction, *, unreachable: bool, base_url: str | None) -> str:
+    """The user's fix where the setup is wrong (the key, the model id, the address), else
+    the verdict's."""
+    if result.error_type in KEY_PROBLEMS:
+        return _KEY_SENTENCE
+    if result.error_type == ErrorType.NOT_FOUND:
+        return _MODEL_SENTENCE
+    if unreachable:
+        return _UNREACHABLE_AT_BASE_URL if base_url else _UNREACHABLE
+    return result.user_message
+
+
+class ModelCaller:
+    """Asks the models in order, through one engine (its breakers live as long as it does)."""
+
+    def __init__(
+        self,
+        models: ModelBackend | Sequence[ModelBackend],
+        policy: Policy | None = None,
+        listener: Listener | None = None,
+        *,
+        base_url: str | None = None,
+    ) -> None:
+        """`base_url`: ANTHROPIC_BASE_URL, if set, for the sentence when it can't be reached."""
+        self.models = tuple(models) if isinstance(models, Sequence) else (models,)
+        self.base_url = base_url
+        policy = policy or MODEL_POLICY
+        if len(self.models) == 1:
+            policy = dataclasses.replace(policy, breaker_threshold=0)
+        self.engine = Engine("model", policy, listener, kind="model")
+
+    @property
+    def name(self) -> str:
+        """The primary model's name."""
+        return self.models[0].name
+
+    async def create(
+        self, request: ModelRequest, timeline: list[Event], *, deadline: Deadline | None = None
+    ) -> Reply:
+        """One reply, or `ModelUnavailable` once no model is worth asking again."""
+        await _loaded(self.models, deadline)
+        sources = [_source(model, request) for model in self.models]
+        with spans.chat(self.name, request.max_tokens) as span:
+            outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
+            timeline.extend(outcome.attempts)
+            if outcome.answered and outcome.value is not None:
+                spans.replied(span, outcome.value, outcome.source)
+                return outcome.value
+            unavailable = _unavailable(outcome, self.base_url)
+            span.fail(unavailable.result)
+        raise unavailable from outcome.error
+
+    async def aclose(self) -> None:
+        """Close every model."""
+        for model in self.models:
+            await model.aclose()
+
+
+async def _loaded(models: Sequence[ModelBackend], deadline: Deadline | None) -> None:
+    """Wait for any model whose SDK is still loading (`agent/models/_deferred.py`) before the
+    first attempt: loading is not asking, so it spends no attempt's time, only the turn's (a
+    load still going when that runs out is left to the engine, which reports the deadline)."""
+    waits = [ready() for model in models if (ready := getattr(model, "ready", None))]
+    if not waits:
+        return
+    limit = None if deadline is None else max(0.0, deadline.remaining())
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(limit):
+            await asyncio.gather(*waits)
+
+
+def _operation(name: str) -> str:
+    return "asking Claude for an answer" if name.startswith("claude") else "asking the model"
+
+
+def _unavailable(outcome: Outcome[Reply], base_url: str | None) -> ModelUnavailable:
+    if outcome.fix is not None:  # the request itself is wrong (e.g. the prompt is too long)
+        return ModelUnavailable(outcome.fix.result)
+    failure = outcome.failure
+    assert failure is not None  # no answer and nothing to fix: something failed
+    unreachable = failure.kind.error_type is ErrorType.NETWORK and failure.facts.connect_phase
+    return ModelUnavailable(failure.result, unreachable=unreachable, base_url=base_url)
+
+
+def _source(model: ModelBackend, request: ModelRequest) -> Source[Reply]:
+    """One model as a source: each attempt streams through a line watch."""
+
+    async def fetch(_info: AttemptInfo) -> Reply:
+        watch = _LineWatch(request.on_text)
+        try:
+            return await model.create(dataclasses.replace(request, on_text=watch.sink))
+        except BaseException:
+            watch.close_line()
+            raise
+
+    return Source(model.name, fetch)
+
+
+class _LineWatch:
+    """Passes streamed text on, remembering whether it left a line open."""
+
+    def __init__(self, on_text: TextSink | None) -> None:
+        self.on_text = on_text
+        self.mid_line = False
+        self.sink: TextSink | None = None if on_text is None else self._pass
+
+    def _pass(self, text: str) -> None:
+        if text:
+            self.mid_line = not text.endswith("\n")
+        if self.on_text is not None:
+            self.on_text(text)
+
+    def close_line(self) -> None:
+        """After a failed attempt: "Let me" + retry reads "Let me\\nAll good.", not "Let meAll"."""
+        if self.on_text is not None and self.mid_line:
+            self.on_text("\n")
