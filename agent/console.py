@@ -24,31 +24,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
-from rich.console import Console
-from rich.table import Table
-
-from agent.terminal import TerminalStream, for_terminal, markup_escaped
+from agent.terminal import TerminalStream, cells, for_terminal, styled
 from resilience import Event
 
-if TYPE_CHECKING:
-    from rich.console import RenderableType
-
-__all__ = ["REPLY_INDENT", "Screen", "readable_duration", "trace_table"]
+__all__ = [
+    "REPLY_INDENT",
+    "Screen",
+    "readable_duration",
+    "table",
+    "trace_table",
+    "wait_words",
+]
 
 _CLEAR_LINE = "\r\x1b[2K"
-
-
-class _Sink:
-    """A file-like face for a `write` callable, for rich."""
-
-    def __init__(self, write: Callable[[str], object]) -> None:
-        self.write = write
-
-    def flush(self) -> None:
-        """Nothing buffered here."""
 
 
 class Screen:
@@ -71,15 +61,7 @@ class Screen:
         self.terminal = terminal
         self._width = width
         self._clock, self._sleep, self._tick_s = clock, sleep, tick_s
-        self._console = Console(
-            file=_Sink(write),  # type: ignore[arg-type]
-            force_terminal=terminal,
-            no_color=not color,
-            color_system="auto" if color and terminal else None,
-            highlight=False,
-            soft_wrap=True,
-            width=None if terminal and width is None else _columns(width),
-        )
+        self._color = color and terminal
         self._status_shown = False
         self._mid_line = False  # streamed text left the cursor after some text
         self._stream = TerminalStream()
@@ -138,16 +120,18 @@ class Screen:
         if self._width is not None:
             indent = REPLY_INDENT if reply else ""
             text = _fill(text, _columns(self._width), indent)
-            self._console.width = _columns(self._width)
-        self._console.print(text, style=style or None, markup=False)
+        self._write(styled(text, style, color=self._color) + "\n")
 
-    def show(self, renderable: RenderableType) -> None:
-        """A rich renderable, e.g. the trace table."""
+    def show(self, lines: Sequence[str]) -> None:
+        """Lines laid out already (the trace table), each sanitised on its way out."""
         self.clear_status()
         self.end_line()
-        if self._width is not None:
-            self._console.width = _columns(self._width)
-        self._console.print(renderable)
+        for line in lines:
+            self._write(for_terminal(line) + "\n")
+
+    def width(self) -> int:
+        """The width to lay a table out to: the terminal's, or 100 off a terminal."""
+        return _columns(self._width)
 
     def status(self, event: Event) -> None:
         """The live status line for the engine's events that a person is told of (their
@@ -192,8 +176,7 @@ class Screen:
         line = f"… {for_terminal(message)}"
         if self._width is not None:  # a status that wrapped could not be cleared whole
             line = _truncated(line, _columns(self._width) - 1)
-        self._write(_CLEAR_LINE)
-        self._console.print(line, style="dim", end="", markup=False)
+        self._write(_CLEAR_LINE + styled(line, "dim", color=self._color))
         self._status_shown = True
 
     async def _tick(self) -> None:
@@ -250,17 +233,15 @@ class _Wrap:
         word, self._word = self._word, ""
         if not word:
             return ""
-        from rich.cells import cell_len
-
         if self._column == 0:  # a line's own leading spaces (a list, a code block) stay
             lead = self._indent + self._spaces
-        elif self._column + len(self._spaces) + cell_len(word) > max(_MIN_WIDTH, self._width()):
+        elif self._column + len(self._spaces) + cells(word) > max(_MIN_WIDTH, self._width()):
             lead = "\n" + self._indent
             self._column = 0
         else:
             lead = self._spaces
         self._spaces = ""
-        self._column += len(lead.lstrip("\n")) + cell_len(word)
+        self._column += len(lead.lstrip("\n")) + cells(word)
         return lead + word
 
     def new_line(self) -> None:
@@ -301,18 +282,16 @@ def _truncated(line: str, width: int) -> str:
     return line if len(line) <= width else line[: max(1, width - 1)] + "…"
 
 
-def trace_table(attempts: Iterable[Event], title: str = "Last turn") -> Table:
-    """A turn's timeline: every attempt with what it was for (the city), its source, how long
-    it took, its outcome and action, and the wait slept before the next attempt."""
-    from rich import box
+_HEADINGS = ("caller", "for", "source", "#", "took", "outcome", "action", "wait")
+_RIGHT = frozenset({"#", "took", "wait"})
 
-    table = Table(
-        title=markup_escaped(title), title_justify="left", box=box.SIMPLE_HEAD, show_edge=False
-    )
-    for column in ("caller", "for", "source", "#", "took", "outcome", "action", "wait"):
-        table.add_column(column, justify="right" if column in {"#", "took", "wait"} else "left")
-    for a in attempts:
-        cells = (
+
+def trace_table(attempts: Iterable[Event], width: int, title: str = "Last turn") -> list[str]:
+    """A turn's timeline, laid out to `width`: every attempt with what it was for (the city),
+    its source, how long it took, its outcome and action, and the wait slept before the next
+    attempt."""
+    rows = [
+        (
             a.caller,
             a.subject,
             a.source,
@@ -320,10 +299,50 @@ def trace_table(attempts: Iterable[Event], title: str = "Last turn") -> Table:
             readable_duration(a.duration_s),
             a.outcome,
             a.action or "",
-            _wait(a.wait_s),
+            wait_words(a.wait_s),
         )
-        table.add_row(*(markup_escaped(cell) for cell in cells))  # a tool name is the model's
-    return table
+        for a in attempts
+    ]
+    return [title, *table(_HEADINGS, rows, width, right=_RIGHT)]
+
+
+def table(
+    headings: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    width: int,
+    *,
+    right: frozenset[str] = frozenset(),
+) -> list[str]:
+    """Rows as aligned columns under a ruled heading when they fit in `width`; otherwise one
+    block per row, a "heading: value" pair a line (nothing is cut short). Every cell is
+    sanitised: a tool name is the model's choice."""
+    cleaned = [[for_terminal(cell).replace("\n", " ") for cell in row] for row in rows]
+    sizes = [
+        max([cells(heading), *(cells(row[i]) for row in cleaned)])
+        for i, heading in enumerate(headings)
+    ]
+    if sum(sizes) + 2 * (len(sizes) - 1) > width:
+        return [
+            f"{heading}: {cell}" if i else f"{'-' * 3} {cell}"
+            for row in cleaned
+            for i, (heading, cell) in enumerate(zip(headings, row, strict=True))
+            if cell
+        ]
+
+    def line(cells_: Sequence[str]) -> str:
+        padded = [
+            _pad(cell, size, heading in right)
+            for cell, size, heading in zip(cells_, sizes, headings, strict=True)
+        ]
+        return "  ".join(padded).rstrip()
+
+    rule = "─" * min(width, sum(sizes) + 2 * (len(sizes) - 1))
+    return [line(headings), rule, *(line(row) for row in cleaned)]
+
+
+def _pad(cell: str, size: int, right: bool) -> str:
+    gap = " " * (size - cells(cell))
+    return gap + cell if right else cell + gap
 
 
 def readable_duration(seconds: float) -> str:
@@ -333,7 +352,7 @@ def readable_duration(seconds: float) -> str:
     return f"{seconds:.1f} s"
 
 
-def _wait(wait_s: float | None) -> str:
+def wait_words(wait_s: float | None) -> str:
     """The wait before the next attempt: none (""), "at once" (no wait), or "2.0 s"."""
     if wait_s is None:
         return ""

@@ -141,13 +141,13 @@ class Repl:
         if self.cancelled is not None:
             if self.cancelled:
                 title = "Last turn (cancelled; its attempts so far)"
-                self.screen.show(trace_table(self.cancelled, title))
+                self.screen.show(trace_table(self.cancelled, self.screen.width(), title))
             else:
                 self.screen.line(CANCELLED_EARLY, style="dim")
         elif self.last is None or not self.last.attempts:
             self.screen.line("Nothing to show yet: the last turn made no attempts.", style="dim")
         else:
-            self.screen.show(trace_table(self.last.attempts))
+            self.screen.show(trace_table(self.last.attempts, self.screen.width()))
         return True
 
     def _quit(self) -> bool:

@@ -6,8 +6,8 @@ sequences whole: CSI (`ESC [ … final`), OSC, DCS, SOS, PM and APC strings (up 
 `ESC \\`; an unterminated one up to the end of its line), and two-character escapes. So
 `ESC ]0;title BEL` (which retitles the window), `ESC [2J` (which clears it) and a bare `\\r`
 (which lets a line overwrite another) all vanish, leaving their printable words.
-`markup_escaped` also escapes rich markup, for text that goes into a rich renderable (a table
-cell).
+`styled` colours a line for a colour terminal, and `cells` says how many columns text takes
+there (wide East Asian characters take two, combining marks none).
 
 Streamed text arrives in pieces, and a sequence may be split between two: `TerminalStream`
 holds back an unfinished sequence at the end of a piece until the next one completes it.
@@ -16,8 +16,9 @@ holds back an unfinished sequence at the end of a piece until the next one compl
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["TerminalStream", "for_terminal", "markup_escaped"]
+__all__ = ["TerminalStream", "cells", "for_terminal", "styled"]
 
 _ESC = "\x1b"
 # An escape sequence, whole: CSI with its parameters; OSC, DCS, SOS, PM and APC strings up to
@@ -53,11 +54,25 @@ def for_terminal(text: str) -> str:
     return _CONTROL.sub("", _SEQUENCE.sub("", text))
 
 
-def markup_escaped(text: str) -> str:
-    """`for_terminal(text)` with rich markup escaped: safe in a rich table cell or title."""
-    from rich.markup import escape  # only the REPL's tables need it, and they load rich anyway
+_STYLES = {"bold": "1", "dim": "2", "red": "31", "yellow": "33"}
 
-    return escape(for_terminal(text))
+
+def styled(text: str, style: str, *, color: bool) -> str:
+    """`text` in `style` ("dim", "bold red", …) on a colour terminal; as it is otherwise."""
+    codes = [_STYLES[word] for word in style.split() if word in _STYLES]
+    if not (color and codes and text):
+        return text
+    return f"\x1b[{';'.join(codes)}m{text}\x1b[0m"
+
+
+def cells(text: str) -> int:
+    """The columns `text` takes on a terminal: two for a wide character, none for a mark."""
+    if text.isascii():
+        return len(text)
+    return sum(
+        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        for ch in text
+    )
 
 
 class TerminalStream:

@@ -17,27 +17,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
-from rich.console import Console
-from rich.rule import Rule
-from rich.table import Table
-from rich.text import Text
 from structlog.testing import capture_logs
 from structlog.typing import EventDict
 
 from agent import otel
 from agent.app import claude_models, open_agent
-from agent.console import trace_table
+from agent.console import table, trace_table, wait_words
 from agent.log import shared_processors
 from agent.loop import Answer
 from agent.models import ModelBackend
 from agent.settings import Settings
-from agent.terminal import for_terminal
+from agent.terminal import for_terminal, styled
 from offline import (
     GEOCODING,
     WTTR,
@@ -195,29 +192,51 @@ async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
     return Outcome(scenario, answer, events, sleep.waits, time.perf_counter() - started)
 
 
-def show(console: Console, number: int, outcome: Outcome) -> None:
+@dataclass
+class Printer:
+    """Lines to `stream`: styled on a colour terminal, tables laid out to `width` (a pipe
+    gets plain text, and tables as wide as they need)."""
+
+    stream: TextIO
+    width: int = 10_000
+    color: bool = False
+
+    def line(self, text: str = "", style: str = "") -> None:
+        """One line (or several), sanitised: no escape sequence from a model is written."""
+        self.stream.write(styled(for_terminal(text), style, color=self.color) + "\n")
+
+    def lines(self, lines: Sequence[str]) -> None:
+        for line in lines:
+            self.line(line)
+
+    @classmethod
+    def for_stdout(cls) -> Printer:
+        """stdout: a terminal's width and colour (unless NO_COLOR), else plain."""
+        if not sys.stdout.isatty():
+            return cls(sys.stdout)
+        color = not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+        return cls(sys.stdout, shutil.get_terminal_size().columns, color)
+
+
+def show(out: Printer, number: int, outcome: Outcome) -> None:
     """One scenario, in full."""
-    console.print(Rule(f"{number}. {outcome.scenario.title}", align="left"))
-    console.print(Text.assemble(("Question: ", "bold"), for_terminal(outcome.scenario.question)))
-    console.print(trace_table(outcome.answer.attempts))
-    console.print("[bold]What the model was told:[/]")
+    title = f"{number}. {outcome.scenario.title}"
+    out.line(f"── {title} " + "─" * max(0, min(out.width, 80) - len(title) - 4), "bold")
+    out.line(f"Question: {outcome.scenario.question}")
+    out.lines(trace_table(outcome.answer.attempts, out.width, "Timeline"))
+    out.line("What the model was told:", "bold")
     for block in outcome.answer.tool_results or [{"content": "(no tool calls)"}]:
-        line = Text("  ")
-        if block.get("is_error"):
-            line.append("is_error ", style="red")
-        console.print(line.append(for_terminal(str(block["content"]))))
+        flag = "is_error " if block.get("is_error") else ""
+        out.line(f"  {flag}{block['content']}")
     logged = [e for e in outcome.events if e["event"] not in _QUIET_EVENTS]
     if not logged:
-        console.print("[bold]What the developer log recorded:[/] nothing (no failures)")
+        out.line("What the developer log recorded: nothing (no failures)", "bold")
     else:
-        console.print("[bold]What the developer log recorded:[/]")
+        out.line("What the developer log recorded:", "bold")
     for event in logged:
-        line = for_terminal(f"  {_log_line(event)}")
-        console.print(line, markup=False, highlight=False, style="dim")
-    style = "green" if outcome.answer.answered else "red"
-    # Model text is shown as plain Text (an answer holding "[/x]" would break markup), and
-    # sanitised: no escape sequence from a model reaches the terminal.
-    console.print(Text.assemble(("Answer: ", "bold"), (for_terminal(outcome.answer.text), style)))
+        out.line(f"  {_log_line(event)}", "dim")
+    out.line(f"Answer: {outcome.answer.text}", "" if outcome.answer.answered else "red")
+    out.line()
 
 
 def _log_line(event: EventDict) -> str:
@@ -227,31 +246,25 @@ def _log_line(event: EventDict) -> str:
     return f"{head} {what}" + (f" — {note}" if note else "")
 
 
-def summary(outcomes: Sequence[Outcome]) -> Table:
-    """One row per scenario."""
-    table = Table(title="Summary", title_justify="left", caption=SIMULATED, caption_justify="left")
-    for column in (
-        "scenario",
-        "answered",
-        "model calls",
-        "attempts",
-        "failures logged",
-        "waits (simulated)",
-        "took",
-    ):
-        table.add_column(column, justify="left" if column == "scenario" else "right")
-    for o in outcomes:
-        failures = sum(1 for e in o.events if e.get("developer_note"))
-        table.add_row(
+_SUMMARY = ("scenario", "answered", "model calls", "attempts", "failures logged", "waits", "took")
+_NUMBERS = frozenset(_SUMMARY[1:])
+
+
+def summary(outcomes: Sequence[Outcome], width: int) -> list[str]:
+    """One row per scenario, and what the waits are."""
+    rows = [
+        (
             o.scenario.name,
-            "yes" if o.answer.answered else "[red]no[/]",
+            "yes" if o.answer.answered else "no",
             str(o.answer.model_calls),
             str(len(o.answer.attempts)),
-            str(failures),
-            ", ".join(f"{w:.1f} s" for w in o.waits if w > 0) or "—",
+            str(sum(1 for e in o.events if e.get("developer_note"))),
+            ", ".join(wait_words(w) for w in o.waits) or "—",
             f"{o.seconds * 1000:.0f} ms",
         )
-    return table
+        for o in outcomes
+    ]
+    return ["Summary", *table(_SUMMARY, rows, width, right=_NUMBERS), SIMULATED]
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -273,16 +286,16 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 async def run(
-    settings: Settings, chosen: Sequence[Scenario], console: Console, trees: list[str] | None = None
+    settings: Settings, chosen: Sequence[Scenario], out: Printer, trees: list[str] | None = None
 ) -> list[Outcome]:
     """Every chosen scenario, shown as it finishes (with its span tree, when `trees` fills)."""
     outcomes = []
     for number, scenario in enumerate(chosen, 1):
         outcome = await run_scenario(scenario, settings)
-        show(console, number, outcome)
+        show(out, number, outcome)
         for tree in trees or ():
-            console.print("[bold]Span tree:[/]")
-            console.print(tree.rstrip(), markup=False, highlight=False, soft_wrap=True)
+            out.line("Span tree:", "bold")
+            out.line(tree.rstrip())
         if trees:
             trees.clear()
         outcomes.append(outcome)
@@ -294,18 +307,18 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | Any = None) ->
     args = parse(argv)
     env = os.environ if env is None else env
     settings = Settings.from_env(env, offline=args.offline)
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    out = Printer.for_stdout()
     where = settings.banner or f"Online: Claude ({settings.model}), simulated weather faults."
-    console.print(where, style="dim")
+    out.line(where, "dim")
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
     trees: list[str] = []
     tracing = otel.start(args.otel, env, write=trees.append)
     try:
-        outcomes = asyncio.run(run(settings, chosen, console, trees))
+        outcomes = asyncio.run(run(settings, chosen, out, trees))
     finally:
         if tracing is not None:
             tracing.close()
-    console.print(summary(outcomes))
+    out.lines(summary(outcomes, out.width))
     return 0 if all(o.answer.answered for o in outcomes) else 1
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from types import ModuleType
 from typing import Any
 
 import httpx
 import pytest
-from rich.console import Console
 
 from agent.loop import Answer
 from agent.settings import Settings
@@ -49,23 +49,23 @@ async def test_the_simulated_services_answer_at_custom_endpoints(demo: ModuleTyp
 
 
 def test_an_answer_holding_markup_is_shown_as_it_is(demo: ModuleType) -> None:
-    """Model text with "[/x]" or "[bold]" is printed literally, never parsed as rich markup."""
-    console = Console(record=True, width=120)
+    """Model text with "[/x]" or "[bold]" is printed literally, never parsed as markup."""
+    out = demo.Printer(io.StringIO(), 120, color=True)
     answer = Answer(text="Use [bold]x[/] then [/x] done.")
-    demo.show(console, 1, demo.Outcome(demo.SCENARIOS[0], answer, [], [], 0.0))
-    assert "Answer: Use [bold]x[/] then [/x] done." in console.export_text()
+    demo.show(out, 1, demo.Outcome(demo.SCENARIOS[0], answer, [], [], 0.0))
+    assert "Answer: Use [bold]x[/] then [/x] done." in out.stream.getvalue()
 
 
 def test_escape_sequences_in_an_answer_never_reach_the_terminal(demo: ModuleType) -> None:
     """The demo prints the model's text through the one sanitiser: no OSC, no CSI, no BEL."""
-    console = Console(record=True, width=120, force_terminal=True)
+    out = demo.Printer(io.StringIO(), 120, color=True)
     hostile = "Sunny\x1b]0;pwned\x07 and\x1b[2J mild."
     answer = Answer(
         text=hostile,
         tool_results=[{"type": "tool_result", "tool_use_id": "t", "content": "ok\x1b[2J"}],
     )
-    demo.show(console, 1, demo.Outcome(demo.SCENARIOS[0], answer, [], [], 0.0))
-    shown = console.export_text(styles=False)
+    demo.show(out, 1, demo.Outcome(demo.SCENARIOS[0], answer, [], [], 0.0))
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", out.stream.getvalue())  # the demo's own colours
     assert "Answer: Sunny and mild." in shown
     assert "\x1b]" not in shown
     assert "\x07" not in shown
@@ -151,10 +151,10 @@ def _shown(demo: ModuleType, name: str) -> str:
 
     [scenario] = [s for s in demo.SCENARIOS if s.name == name]
     outcome = asyncio.run(demo.run_scenario(scenario, Settings()))
-    console = Console(file=io.StringIO(), width=200, color_system=None)
-    demo.show(console, 1, outcome)
-    console.print(demo.summary([outcome]))
-    output = console.file.getvalue()
+    out = demo.Printer(io.StringIO(), 200)
+    demo.show(out, 1, outcome)
+    out.lines(demo.summary([outcome], out.width))
+    output = out.stream.getvalue()
     assert isinstance(output, str)
     return output
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.terminal import TerminalStream, for_terminal, markup_escaped
+from agent.console import table
+from agent.terminal import TerminalStream, cells, for_terminal
 
 # Everything a terminal acts on: C0 but newline and tab, DEL, C1.
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -38,9 +39,15 @@ def test_controls_and_sequences_are_removed_whole(raw: str, shown: str) -> None:
     assert for_terminal(raw) == shown
 
 
-def test_markup_is_escaped_for_rich() -> None:
-    """`[bold red]` in a tool name is shown as written, not interpreted."""
-    assert markup_escaped("get_[bold red]weather[/]\x1b[2J") == "get_\\[bold red]weather\\[/]"
+def test_a_table_cell_is_shown_as_written_without_its_controls() -> None:
+    """`[bold red]` in a tool name is shown as written, not interpreted; escapes go."""
+    [_, _, row] = table(["tool"], [["get_[bold red]weather[/]\x1b[2J"]], 80)
+    assert row == "get_[bold red]weather[/]"
+
+
+def test_wide_characters_take_two_columns() -> None:
+    """東京 is four columns wide, a combining accent none: tables line up on a terminal."""
+    assert (cells("東京"), cells("e\u0301"), cells("Zürich")) == (4, 1, 6)
 
 
 def test_a_sequence_split_between_pieces_is_removed_whole() -> None:
