@@ -4,6 +4,7 @@ Import from the modules: `agent.app` (`ask`, `open_agent`), `agent.settings` (`S
 This package imports nothing itself, so `agent --help` starts with the standard library only.
 """
 
-__all__ = ["DEFAULT_MODEL"]
+__all__ = ["AGENT_NAME", "DEFAULT_MODEL"]
 
+AGENT_NAME = "failsafe-agent"  # gen_ai.agent.name, and the service name of its traces
 DEFAULT_MODEL = "claude-sonnet-4-6"  # the model asked unless --model or AGENT_MODEL says

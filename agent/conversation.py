@@ -103,7 +103,7 @@ class Conversation:
 
     def add_reply(self, reply: Reply) -> bool:
         """A model reply, its blocks as the API sent them bar blank text; False if none."""
-        blocks = [block.to_param() for block in reply.content]
+        blocks = reply.params
         return self._add_assistant([b for b in blocks if not _blank(b)])
 
     def add_assistant_text(self, text: str) -> bool:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from agent import records, spans
+from agent import AGENT_NAME, records
 from agent.conversation import Conversation, TurnScope
 from agent.models import (
     ModelCaller,
@@ -34,11 +34,12 @@ from agent.models import (
     Reply,
     TextSink,
     ToolCall,
+    provider,
 )
 from agent.settings import DEFAULT_TURN_TIMEOUT_S
 from agent.tool_round import ToolRound, plan_calls, result_block, unique_ids
 from errors import ErrorAction
-from resilience import Deadline, Event, Policy
+from resilience import Deadline, Event, Policy, tracing
 from tools import Registry
 
 if TYPE_CHECKING:
@@ -144,14 +145,49 @@ class Turn:
         self._results: list[ToolResultBlockParam] = []
         self._a_call_failed = False  # a call that ran failed (calls refused unrun do not count)
         self._calls = 0
+        self._tokens_in = self._tokens_out = 0  # the turn's, for its span
         self._trimmed = False  # earlier turns were dropped, by the budget or after a refusal
 
     async def run(self, question: str) -> Answer:
         """Answer `question`; never raises for a failure (cancellation still propagates)."""
-        with spans.turn(self._caller.name, question) as span:
+        model, content = self._caller.name, tracing.capture_content()
+        attributes: tracing.Attributes = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.provider.name": provider(model),
+            "gen_ai.agent.name": AGENT_NAME,
+            "gen_ai.request.model": model,
+            "gen_ai.input.messages": _messages("user", question) if content else None,
+        }
+        with (
+            tracing.span(f"invoke_agent {AGENT_NAME}", attributes=attributes) as span,
+            tracing.withheld(question),  # from developer notes, unless content is captured
+        ):
             answer = await self._run(question)
-            spans.turn_done(span, answer)
+            self._trace(span, answer)
             return answer
+
+    def _trace(self, span: tracing.Span, answer: Answer) -> None:
+        """The turn's span (OpenTelemetry's GenAI conventions): answered or not, the model
+        calls, the tokens of them all (when the model counted any)."""
+        if not span.recording:
+            return
+        counted = self._tokens_in or self._tokens_out
+        span.set(
+            {
+                "agent.answered": answer.answered,
+                "agent.model_calls": answer.model_calls,
+                "gen_ai.response.model": answer.model,
+                "gen_ai.response.finish_reasons": [answer.stop_reason]
+                if answer.stop_reason
+                else None,
+                "gen_ai.usage.input_tokens": self._tokens_in if counted else None,
+                "gen_ai.usage.output_tokens": self._tokens_out if counted else None,
+            }
+        )
+        if tracing.capture_content():
+            span.set({"gen_ai.output.messages": _messages("assistant", answer.text)})
+        if not answer.answered and answer.error is not None:
+            span.fail(answer.error)
 
     async def _run(self, question: str) -> Answer:
         limit = self._limits.turn_time_s()
@@ -225,6 +261,8 @@ class Turn:
             on_text=self._on_text,
         )
         reply = await self._caller.create(request, self._timeline, deadline=self._deadline)
+        self._tokens_in += reply.usage.input_tokens
+        self._tokens_out += reply.usage.output_tokens
         self._conversation.note_usage(reply.usage.input_tokens, overhead_chars=self._overhead_chars)
         return reply
 
@@ -344,6 +382,10 @@ def _not_run(use: ToolCall) -> ToolResultBlockParam:
     fields = records.NOT_RUN.log_fields()
     log.warning("agent.tool_not_run", tool_use_id=use.id, tool=use.name[:80], **fields)
     return result_block(use.id, records.NOT_RUN.user_message, is_error=True)
+
+
+def _messages(role: str, text: str) -> str:
+    return tracing.as_json([{"role": role, "parts": [{"type": "text", "content": text}]}])
 
 
 def _joined(text: str, note: str) -> str:

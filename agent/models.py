@@ -31,7 +31,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
-from agent import spans
 from errors import ErrorAction, ErrorType, InvalidInput
 from resilience import (
     AttemptInfo,
@@ -42,6 +41,7 @@ from resilience import (
     Outcome,
     Policy,
     Source,
+    tracing,
 )
 
 if TYPE_CHECKING:
@@ -71,6 +71,7 @@ __all__ = [
     "ToolCall",
     "Usage",
     "model_policy",
+    "provider",
 ]
 
 
@@ -136,16 +137,20 @@ class Reply:
     usage: Usage = Usage()
     refusal: str | None = None  # why, when stop_reason is "refusal" and the API said
     id: str = ""
+    # Read once, when the reply is made: the `tool_use` blocks, in order, and every block as
+    # the Messages API takes it back (for the history).
+    tool_calls: tuple[ToolCall, ...] = field(init=False, repr=False, compare=False)
+    params: tuple[ContentBlockParam, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:  # frozen: each set here, once
+        calls = tuple(block for block in self.content if isinstance(block, ToolCall))
+        object.__setattr__(self, "tool_calls", calls)
+        object.__setattr__(self, "params", tuple(block.to_param() for block in self.content))
 
     @property
     def text(self) -> str:
         """All the text blocks, joined and stripped."""
         return "".join(b.text for b in self.content if isinstance(b, Text)).strip()
-
-    @property
-    def tool_calls(self) -> tuple[ToolCall, ...]:
-        """The `tool_use` blocks, in order."""
-        return tuple(b for b in self.content if isinstance(b, ToolCall))
 
 
 # --- the seam: one request in, one reply out ----------------------------------------------------
@@ -392,11 +397,17 @@ class ModelCaller:
         """One reply, or `ModelUnavailable` once no model is worth asking again."""
         await _loaded(self.models, deadline)
         sources = [_source(model, request) for model in self.models]
-        with spans.chat(self.name, request.max_tokens) as span:
+        attributes: tracing.Attributes = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider(self.name),
+            "gen_ai.request.model": self.name,
+            "gen_ai.request.max_tokens": request.max_tokens,
+        }
+        with tracing.span(f"chat {self.name}", kind="client", attributes=attributes) as span:
             outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
             timeline.extend(outcome.attempts)
             if outcome.answered and outcome.value is not None:
-                spans.replied(span, outcome.value, outcome.source)
+                span.set(_replied(outcome.value, outcome.source))
                 return outcome.value
             unavailable = _unavailable(outcome, self.base_url)
             span.fail(unavailable.result)
@@ -419,6 +430,25 @@ async def _loaded(models: Sequence[ModelBackend], deadline: Deadline | None) -> 
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(limit):
             await asyncio.gather(*waits)
+
+
+def provider(model: str) -> str:
+    """`gen_ai.provider.name`: "anthropic" for Claude, else the (offline) model's own name."""
+    return "anthropic" if model.startswith("claude") else model
+
+
+def _replied(reply: Reply, source: str | None) -> tracing.Attributes:
+    """The chat span's answer, without its text: the model, the stop reason, the tokens (when
+    the model counted any: the offline scripted model does not)."""
+    usage = reply.usage
+    counted = bool(usage.input_tokens or usage.output_tokens)
+    return {
+        "gen_ai.response.model": reply.model or source,
+        "gen_ai.response.id": reply.id or None,
+        "gen_ai.response.finish_reasons": [reply.stop_reason] if reply.stop_reason else None,
+        "gen_ai.usage.input_tokens": usage.input_tokens if counted else None,
+        "gen_ai.usage.output_tokens": usage.output_tokens if counted else None,
+    }
 
 
 def _operation(name: str) -> str:

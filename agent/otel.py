@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 import structlog
 
-from agent.spans import AGENT_NAME
+from agent import AGENT_NAME
 from resilience import tracing
 
 if TYPE_CHECKING:

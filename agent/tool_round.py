@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from agent import spans
 from agent.models import Reply, ToolCall
 from agent.records import DUPLICATE_ID, REPEATED, too_many
 from errors import DeadlineExceeded, ErrorAction, classify
-from resilience import Deadline, Event
+from resilience import Deadline, Event, tracing
 from tools import Registry, ToolResult
 from tools.registry import SOURCE
 
@@ -110,6 +109,20 @@ def plan_calls(reply: Reply, limit: int) -> FanOut:
 # --- running them -------------------------------------------------------------------------------
 
 
+def _trace(span: tracing.Span, result: ToolResult) -> None:
+    """A tool call's outcome on its span: an error the model was told (status ERROR), a
+    degraded answer (no source answered, and the tool said so honestly), or an answer."""
+    if not span.recording:
+        return
+    if result.is_error and result.error is not None:
+        span.fail(result.error)
+        return
+    answered = any(a.outcome == "ok" for a in result.attempts)
+    span.set({"resilience.degraded": bool(result.attempts) and not answered})
+    if tracing.capture_content():
+        span.set({"gen_ai.tool.call.result": result.content})
+
+
 def result_block(tool_use_id: str, content: str, *, is_error: bool) -> ToolResultBlockParam:
     """A `tool_result` block; on error its content is only a plain sentence."""
     block: ToolResultBlockParam = {
@@ -167,16 +180,29 @@ class ToolRound:
     async def _one(
         self, use: ToolCall, timeout_s: float
     ) -> tuple[ToolResultBlockParam, tuple[Event, ...]]:
+        # A span `execute_tool {name}` (OpenTelemetry's GenAI conventions), its input withheld
+        # from developer notes; a name the agent has no tool for is the model's own text: it
+        # shows as "unknown" unless content is captured.
+        content = tracing.capture_content()
+        name = use.name[:80] if use.name in self._registry or content else "unknown"
+        attributes: tracing.Attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": use.id,
+            "gen_ai.tool.type": "function",
+            "gen_ai.tool.call.arguments": tracing.as_json(use.input) if content else None,
+        }
         with (
             structlog.contextvars.bound_contextvars(tool_use_id=use.id, tool=use.name[:80]),
-            spans.tool(use, known=use.name in self._registry) as span,
+            tracing.span(f"execute_tool {name}", attributes=attributes) as span,
+            tracing.withheld(*tracing.strings(use.input)),
         ):
             key = (use.name, json.dumps(use.input, sort_keys=True, default=str))
             if self._failures[key]:
-                spans.tool_done(span, REPEATED)
+                span.fail(REPEATED)
                 return self._repeated(use.id, key), ()
             result = await self._dispatch(use.name, use.input, timeout_s)
-            spans.tool_done(span, result)
+            _trace(span, result)
             return self._settle(use.id, key, result), result.attempts
 
     async def _dispatch(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:

@@ -9,12 +9,11 @@ variants (`explain_with_claude`, `classify_with_fallback_model`) ask the model a
 answer against the same schema and policy. `register_secret` adds a value `redact` masks.
 
 The walk, for a reader: `_classify.py` (the verdict) → `_exceptions.py` (any error as
-`Facts`) → `_text.py` and `_codes.py` (reading words and numbers) → `_rules.py` (which kind)
+`Facts`) → `_text.py` (reading its words and numbers) → `_rules.py` (which kind)
 → `_kinds.py` (what each kind means) → `_wording.py` (the sentences).
 """
 
 from errors._classify import MAX_RETRIES, Verdict, classify, error_to_action
-from errors._codes import MAX_WAIT_S, hint_from_headers
 from errors._exceptions import (
     BadSetting,
     BadUpstreamData,
@@ -31,6 +30,7 @@ from errors._exceptions import (
 from errors._kinds import Action, Blame, ErrorAction, ErrorType, Kind, Step
 from errors._llm import Assisted, classify_with_fallback_model, explain_with_claude
 from errors._redact import MIN_SECRET_LENGTH, redact, register_secret
+from errors._text import MAX_WAIT_S, hint_from_headers
 from errors._wording import duration, plainness_problems
 
 __all__ = [

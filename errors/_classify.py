@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from errors._codes import MAX_WAIT_S, clamp_wait
 from errors._exceptions import facts_from
 from errors._facts import Facts, clean_text
 from errors._kinds import Action, ErrorAction, Kind, Step
 from errors._rules import rule_for
+from errors._text import MAX_WAIT_S, clamp_wait
 from errors._wording import action_detail, developer_note, subject_from, user_message
 
 __all__ = ["MAX_RETRIES", "Verdict", "classify", "error_to_action"]

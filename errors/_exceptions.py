@@ -38,9 +38,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from errors import _vocab_grpc, _vocab_os
-from errors._codes import hint_from_headers
 from errors._facts import Facts, Signal, clean_text
-from errors._text import facts_from_text, primary
+from errors._text import facts_from_text, hint_from_headers, primary
 from errors._vocab_api import STATUS_OF_TYPE
 from errors._vocab_clients import CONNECT_CLASSES, SIGNAL_OF_CLASS
 

@@ -7,7 +7,7 @@ event type for the log, spans, the timeline and a progress line.
 
 `outcome.value` is the first answer; `outcome.attempts` says what happened on the way. Your own
 tenacity code can ask error-to-action the same way the engine does: `retry_if_error_to_action`,
-`wait_error_to_action`, `stop_error_to_action` (see `resilience/_tenacity.py`).
+`wait_error_to_action`, `stop_error_to_action` (see `resilience/_policy.py`).
 """
 
 from resilience import tracing
@@ -22,15 +22,13 @@ from resilience._events import (
     recording_attempts,
     retry_phrase,
 )
-from resilience._limits import (
+from resilience._policy import (
     MAX_HOLD_S,
     CircuitBreaker,
     Deadline,
     Policy,
     RetryBudget,
     full_jitter,
-)
-from resilience._tenacity import (
     retry_if_error_to_action,
     stop_error_to_action,
     verdict_of,

@@ -12,7 +12,7 @@
 
 Every decision is read from error-to-action's verdict, classified once per failed attempt:
 whether to try again and after how long, the next source or the end, what the source's
-breaker learns. The engine adds only the caller's own bounds (`resilience._limits`), and says
+breaker learns. The engine adds only the caller's own bounds (`resilience._policy`), and says
 what happens as `Event`s to its listeners (`resilience._events`). The same engine runs tool
 sources (Open-Meteo, then wttr.in) and model calls (the primary model, then a fallback).
 """
@@ -39,8 +39,12 @@ from resilience._events import (
     record,
     trace_event,
 )
-from resilience._limits import CircuitBreaker, Deadline, Policy, RetryBudget, full_jitter
-from resilience._tenacity import (
+from resilience._policy import (
+    CircuitBreaker,
+    Deadline,
+    Policy,
+    RetryBudget,
+    full_jitter,
     retry_if_error_to_action,
     stop_error_to_action,
     verdict_of,

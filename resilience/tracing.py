@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -37,6 +38,7 @@ __all__ = [
     "Kind",
     "Span",
     "Value",
+    "as_json",
     "capture_content",
     "current",
     "disable",
@@ -45,6 +47,7 @@ __all__ = [
     "failure_attributes",
     "span",
     "start",
+    "strings",
     "withheld",
 ]
 
@@ -228,6 +231,23 @@ def failure_attributes(result: ErrorAction, *, withheld: Sequence[str] = ()) -> 
         "error_to_action.retryable": result.retryable,
         "error_to_action.developer_note": note,
     }
+
+
+def as_json(value: object) -> str:
+    """`value` as a JSON attribute (content capture: a tool's input, the messages)."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def strings(value: object) -> Iterator[str]:
+    """Every string inside `value` (a tool's input), however nested: the values to withhold."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings(item)
 
 
 def _variants(values: Sequence[str]) -> tuple[str, ...]:

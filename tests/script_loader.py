@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["BENCH", "DEMO", "load_script"]
+__all__ = ["BENCH", "DEMO", "WALK", "load_script"]
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 BENCH = SCRIPTS / "bench.py"
 DEMO = SCRIPTS / "demo.py"
+WALK = SCRIPTS / "walk.py"
 
 
 def load_script(path: Path, name: str) -> ModuleType:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from errors._codes import (
+from errors._text import (
     _TWINS,
     MAX_WAIT_S,
     MIN_WAIT_S,
