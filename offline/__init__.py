@@ -19,8 +19,8 @@ from agent.app import ask as _ask
 from agent.app import open_agent as _open_agent
 from offline._fakes import FlakyModel, MangledInputModel, QueuedModel, api_error, calls, text
 from offline._model import OFFLINE_MODEL, OfflineModel
-from offline._services import FORECAST, GEOCODING, SOURCES, WTTR, Fault, SimulatedServices
-from offline._world import HAND_SET, Place, Weather, hand_set
+from offline._services import FORECAST, GEOCODING, WTTR, Fault, SimulatedServices
+from offline._world import Place, Weather, hand_set
 
 if TYPE_CHECKING:
     from agent.settings import Settings
@@ -28,9 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORECAST",
     "GEOCODING",
-    "HAND_SET",
     "OFFLINE_MODEL",
-    "SOURCES",
     "WTTR",
     "Fault",
     "FlakyModel",
@@ -50,8 +48,7 @@ __all__ = [
 
 
 def _offline(settings: Settings, options: dict[str, Any]) -> dict[str, Any]:
-    """`options` with the scripted model and the simulated services, where not given (and
-    not replaced by a shared HTTP client)."""
+    """`options`, with the scripted model and the simulated services where none is given."""
     options.setdefault("backend", OfflineModel())
     if options.get("http") is None and options.get("transport") is None:
         options["transport"] = SimulatedServices(settings.endpoints).transport

@@ -1,14 +1,12 @@
 """Models that misbehave on purpose, and one that replays a queue: for the demo and tests.
 
-`QueuedModel` answers with queued replies, the fake for tests that script a conversation::
+`QueuedModel` is the fake for tests that script a conversation::
 
     model = QueuedModel(calls(("get_weather", {"city": "Paris"})), text("Sunny."))
 
-Each `create` takes the next reply (or raises the next queued exception) and records the
-request; streamed text goes to `on_text` as a real model's would. `FlakyModel` wraps any
-backend and fails its next calls with errors built exactly as the SDK raises them
-(`api_error` imports the SDK when first called); `MangledInputModel` spoils the first tool
-call's input, as a confused model might.
+`FlakyModel` wraps any backend and fails its next calls with errors built exactly as the SDK
+raises them (`api_error` imports the SDK when first called); `MangledInputModel` spoils the
+first tool call's input, as a confused model might.
 """
 
 from __future__ import annotations
@@ -28,12 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["FlakyModel", "MangledInputModel", "QueuedModel", "api_error", "calls", "text"]
 
 
-# --- from _queued.py ---
-
-
-def text(answer: str, stop_reason: str | None = "end_turn", **fields: Any) -> Reply:
+def text(answer: str, stop_reason: str | None = "end_turn") -> Reply:
     """A text-only reply."""
-    return Reply((Text(answer),), stop_reason, **fields)
+    return Reply((Text(answer),), stop_reason)
 
 
 def calls(*uses: tuple[str, dict[str, Any]], stop_reason: str | None = "tool_use") -> Reply:
@@ -43,7 +38,8 @@ def calls(*uses: tuple[str, dict[str, Any]], stop_reason: str | None = "tool_use
 
 
 class QueuedModel:
-    """Answers with queued replies (or raises queued errors) and records every request."""
+    """Answers with queued replies (or raises queued errors) and records every request;
+    streamed text goes to `on_text` as a real model's would."""
 
     def __init__(
         self, *replies: Reply | BaseException, repeat_last: bool = False, name: str = "queued"
@@ -52,7 +48,6 @@ class QueuedModel:
         self.requests: list[ModelRequest] = []
         self.repeat_last = repeat_last
         self.name = name
-        self.closed = False
 
     async def create(self, request: ModelRequest) -> Reply:
         """The next queued reply, or the next queued exception raised."""
@@ -66,13 +61,7 @@ class QueuedModel:
         return reply
 
     async def aclose(self) -> None:
-        """Note that it was closed."""
-        self.closed = True
-
-
-# --- from _model_faults.py ---
-
-_URL = "https://api.anthropic.com/v1/messages"
+        """Nothing to release."""
 
 
 def api_error(
@@ -83,7 +72,7 @@ def api_error(
     import httpx2
 
     body = error_body(error_type, message)
-    request = httpx2.Request("POST", _URL)
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages")
     response = httpx2.Response(status, headers=headers, json=body, request=request)
     classes: dict[int, type[anthropic.APIStatusError]] = {
         401: anthropic.AuthenticationError,
@@ -95,13 +84,24 @@ def api_error(
     return error_class(f"Error code: {status} - {json.dumps(body)}", response=response, body=body)
 
 
-class FlakyModel:
+class _Wrapper:
+    """A backend around `inner`, under its name; closing it closes `inner`."""
+
+    def __init__(self, inner: ModelBackend) -> None:
+        self._inner = inner
+        self.name = inner.name
+
+    async def aclose(self) -> None:
+        """Close the inner model."""
+        await self._inner.aclose()
+
+
+class FlakyModel(_Wrapper):
     """Raises `errors`, one per call, then behaves like `inner`."""
 
     def __init__(self, inner: ModelBackend, errors: Iterable[Exception]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._errors = deque(errors)
-        self.name = inner.name
 
     async def create(self, request: ModelRequest) -> Reply:
         """The next injected error, or the inner model's answer."""
@@ -109,16 +109,12 @@ class FlakyModel:
             raise self._errors.popleft()
         return await self._inner.create(request)
 
-    async def aclose(self) -> None:
-        """Close the inner model."""
-        await self._inner.aclose()
-
 
 def _wrong_type(tool_input: dict[str, Any]) -> dict[str, Any]:
     return dict.fromkeys(tool_input, 42) or {"input": 42}
 
 
-class MangledInputModel:
+class MangledInputModel(_Wrapper):
     """Replaces the input of the first tool call `inner` makes (by default: numbers for text)."""
 
     def __init__(
@@ -126,9 +122,8 @@ class MangledInputModel:
         inner: ModelBackend,
         mangle: Callable[[dict[str, Any]], dict[str, Any]] = _wrong_type,
     ) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._mangle: Callable[[dict[str, Any]], dict[str, Any]] | None = mangle
-        self.name = inner.name
 
     async def create(self, request: ModelRequest) -> Reply:
         """The inner answer, with its first tool call spoiled once."""
@@ -140,7 +135,3 @@ class MangledInputModel:
         self._mangle = None
         content = tuple(spoiled if block is first else block for block in reply.content)
         return dataclasses.replace(reply, content=content)
-
-    async def aclose(self) -> None:
-        """Close the inner model."""
-        await self._inner.aclose()

@@ -1,9 +1,8 @@
 """The Messages API on the wire: bodies, errors and server-sent event streams, as plain JSON.
 
-The same encoders serve the tests' fake Claude (over httpx2), the benchmark's fault server
-(over real sockets) and the offline model's replies (`reply_body`), so every fake speaks the
-shapes the real API sends. `protocol_error` is the real API's 400 for a `tool_use` left
-without its `tool_result` in the very next message.
+The same encoders serve the tests' fake Claude (over httpx2) and the benchmark's fault server
+(over real sockets), so every fake speaks the shapes the real API sends. `protocol_error` is
+the real API's 400 for a `tool_use` left without its `tool_result` in the very next message.
 """
 
 from __future__ import annotations
@@ -12,15 +11,12 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from agent.models import Reply, Text, ToolCall
-
 __all__ = [
     "ERROR_TYPES",
     "Json",
     "error_body",
     "message_body",
     "protocol_error",
-    "reply_body",
     "sse_bytes",
     "sse_error_events",
     "sse_events",
@@ -79,22 +75,6 @@ def message_body(
     }
 
 
-def reply_body(reply: Reply, *, model: str = MODEL) -> Json:
-    """An offline `Reply` as the API would have sent it."""
-    blocks = [_block(block) for block in reply.content]
-    return message_body(
-        *blocks, stop_reason=reply.stop_reason, model=reply.model or model, message_id=reply.id
-    )
-
-
-def _block(block: object) -> Json:
-    if isinstance(block, Text):
-        return text_block(block.text)
-    if isinstance(block, ToolCall):
-        return tool_use_block(block.id, block.name, block.input)
-    return dict(getattr(block, "raw", {}))
-
-
 def error_body(error_type: str, message: str = "", *, request_id: str = "req_fake") -> Json:
     """The API's error body, e.g. `error_body("overloaded_error", "Overloaded")`."""
     error = {"type": error_type, "message": message or error_type}
@@ -103,23 +83,22 @@ def error_body(error_type: str, message: str = "", *, request_id: str = "req_fak
 
 def sse_events(message: Json) -> Iterator[Event]:
     """A whole message as the stream the API sends: text as one delta, a tool's input in two."""
-    yield "message_start", {"type": "message_start", "message": _opening(message)}
+    yield _event("message_start", message=_opening(message))
     for index, block in enumerate(message["content"]):
         yield from _block_events(index, block)
     delta = {"stop_reason": message["stop_reason"], "stop_sequence": None}
-    yield "message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": 5}}
-    yield "message_stop", {"type": "message_stop"}
+    yield _event("message_delta", delta=delta, usage={"output_tokens": 5})
+    yield _event("message_stop")
 
 
 def sse_error_events(
     partial_text: str, error_type: str = "overloaded_error", *, message: Json | None = None
 ) -> Iterator[Event]:
     """A stream that starts (with some text, if any), then fails with an `error` event."""
-    opening = _opening(message or message_body())
-    yield "message_start", {"type": "message_start", "message": opening}
+    yield _event("message_start", message=_opening(message or message_body()))
     if partial_text:
         yield from list(_block_events(0, text_block(partial_text)))[:2]  # no block stop
-    yield "error", {"type": "error", "error": {"type": error_type, "message": "Overloaded"}}
+    yield _event("error", error={"type": error_type, "message": "Overloaded"})
 
 
 def sse_bytes(events: Iterable[Event]) -> bytes:
@@ -140,25 +119,26 @@ def _block_events(index: int, block: Json) -> Iterator[Event]:
         raw = json.dumps(block["input"])
         half = len(raw) // 2
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in (raw[:half], raw[half:])]
-    start = {"type": "content_block_start", "index": index, "content_block": opening}
-    yield "content_block_start", start
+    yield _event("content_block_start", index=index, content_block=opening)
     for delta in deltas:
-        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
-    yield "content_block_stop", {"type": "content_block_stop", "index": index}
+        yield _event("content_block_delta", index=index, delta=delta)
+    yield _event("content_block_stop", index=index)
+
+
+def _event(name: str, **data: Any) -> Event:
+    """An event named `name`, its data typed the same, as every event of the API is."""
+    return name, {"type": name, **data}
 
 
 def tool_results(message: Mapping[str, Any]) -> list[Json]:
     """The tool_result blocks of a user message."""
-    content = message.get("content")
-    if message.get("role") != "user" or not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return _blocks(message, "user", "tool_result")
 
 
 def protocol_error(messages: Sequence[Mapping[str, Any]]) -> str | None:
     """The real API's 400 message if some tool_use is not answered in the very next message."""
     for index, message in enumerate(messages):
-        asked = _tool_use_ids(message)
+        asked = {str(b["id"]) for b in _blocks(message, "assistant", "tool_use")}
         following = messages[index + 1] if index + 1 < len(messages) else {}
         answered = {r.get("tool_use_id") for r in tool_results(following)}
         if missing := asked - answered:
@@ -170,8 +150,8 @@ def protocol_error(messages: Sequence[Mapping[str, Any]]) -> str | None:
     return None
 
 
-def _tool_use_ids(message: Mapping[str, Any]) -> set[str]:
+def _blocks(message: Mapping[str, Any], role: str, block_type: str) -> list[Json]:
     content = message.get("content")
-    if message.get("role") != "assistant" or not isinstance(content, list):
-        return set()
-    return {str(b["id"]) for b in content if isinstance(b, dict) and b.get("type") == "tool_use"}
+    if message.get("role") != role or not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == block_type]

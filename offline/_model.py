@@ -1,131 +1,181 @@
 """The offline scripted model: a first-class backend for the demo, the REPL and tests.
 
-It understands the demo's questions (`offline._understand`: weather in one or several cities,
-"City, Region", arithmetic, both in one question, small talk, a tool named outright), answers
-with real tool calls (several at once for several cities, and a sum alongside), and words its
-answer from the tool results as a person relaying them would. It returns the agent's light
-`Reply`, so offline mode never loads the anthropic SDK.
+It understands the demo's questions (`understand`): cities for the weather, a sum, or both;
+a pair of currencies (for an agent that offers `exchange_rate`, as examples/exchange_rates.py
+does); small talk; or a tool named outright ("use echo with text=hi"). It answers with real
+tool calls (several at once for several cities, and a sum alongside), and words its answer
+from the tool results as a person relaying them would. It returns the agent's light `Reply`,
+so offline mode never loads the anthropic SDK.
+
+Places are split at "and", "&", ";" and commas, except that a part after a comma which names
+the country or region of a real city called like the part before it, or no place at all,
+joins it ("Paris, Texas" and "Paris, Narnia" are one place each, "Paris, Tokyo" two):
+`tools.weather.places` decides, from ISO 3166 and the gazetteer.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
+import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent.models import ModelRequest, Reply, Text, ToolCall
-from offline._understand import Call, Intent, understand
 
-__all__ = ["OFFLINE_MODEL", "OfflineModel", "answer_from_results", "preface", "preface_calls"]
+__all__ = ["HELP", "OFFLINE_MODEL", "Intent", "OfflineModel", "answer_from_results", "understand"]
 
+_SMALL_TALK = {
+    r"\b(hi|hello|hey|good (morning|afternoon|evening))\b": (
+        "Hello! Ask me about the weather somewhere, or give me a sum to work out."
+    ),
+    r"\b(thanks|thank you|cheers)\b": "You're welcome!",
+    r"\b(who|what) are you\b": (
+        "I'm the offline demo assistant: I can look up the weather and do arithmetic."
+    ),
+    r"\bhow are you\b": "Doing well, thanks — what can I look up for you?",
+    r"\b(bye|goodbye|see you)\b": "Goodbye!",
+}
+_WEATHER = re.compile(
+    r"(?i)\b(weather|temperature|forecast|hot|cold|warm|raining|rain|sunny|degrees|humid)\b"
+)
+_PLACE = re.compile(
+    r"(?i)\b(?:in|for|at)\s+(.+?)\s*"
+    r"(?:\?|!|\.(?:\s|$)|$|\b(?:today|tonight|now|right now|tomorrow)\b"
+    r"|(?:,\s*|\s+)(?:and\s+)?(?:what|what's|how|calculate|compute|work out)\b)"
+)
+_SEPARATORS = re.compile(r"\s*(,|;|&|\band\b|\bor\b)\s*", re.IGNORECASE)
+_WORD_OPS = (
+    (re.compile(r"(?i)\bdivided by\b"), "/"),
+    (re.compile(r"(?i)\b(times|multiplied by)\b"), "*"),
+    (re.compile(r"(?i)\bplus\b"), "+"),
+    (re.compile(r"(?i)\bminus\b"), "-"),
+    (re.compile(r"(?<=\d)\s*[x×]\s*(?=[\d(])"), "*"),
+    (re.compile("÷"), "/"),
+    (re.compile(r"\^"), "**"),
+)
+_RATE = re.compile(r"(?i)\b(?:exchange|conversion)\s+rates?\b|\bconvert\b")
+_PAIR = re.compile(r"(?i)\b([a-z]{3})\s*(?:to|in|into|/|->|→)\s*([a-z]{3})\b")
+# "use echo with text=hi", "call the lookup tool with name='Ada Lovelace'": one call of any tool
+# the request offers (an MCP server's too), its inputs as key=value, sent as text.
+_NAMED_CALL = re.compile(
+    r"(?is)^\s*(?:please\s+)?(?:use|call)\s+(?:the\s+)?([A-Za-z0-9_-]{1,64})(?:\s+tool)?"
+    r"(?:\s+with\s+(.+?))?\s*[.?!]?\s*$"
+)
+_EXPRESSION = re.compile(r"[\d.\s+\-*/^%()]+")
+_OPERATOR = re.compile(r"[\d)]\s*(?:\*\*|//|[-+*/^%])\s*[\d(.]")
 
-# --- from _phrase.py ---
-
-
-def preface(tool: str, inputs: tuple[dict[str, str], ...]) -> str:
-    """The sentence said before calling `tool` once per input."""
-    return preface_calls(tuple((tool, tool_input) for tool_input in inputs))
-
-
-def preface_calls(calls: tuple[tuple[str, dict[str, str]], ...]) -> str:
-    """The sentence said before making `calls` (tool name, input), weather first."""
-    cities = [i.get("city", "?") for tool, i in calls if tool == "get_weather"]
-    rates = [i for tool, i in calls if tool == "exchange_rate"]
-    sums = [i.get("expression", "?") for tool, i in calls if tool == "calculate"]
-    if rates:
-        return f"Let me look up the {rates[0].get('base')} to {rates[0].get('quote')} rate."
-    if cities and sums:
-        return f"Let me check the weather in {_join(cities)} and work out {_join(sums)}."
-    if cities:
-        return f"Let me check the weather in {_join(cities)}."
-    return "Let me work that out."
-
-
-def answer_from_results(calls: Mapping[str, Mapping[str, Any]], results: list[Any]) -> str:
-    """One sentence per tool result; `calls` maps tool_use ids to their tool_use blocks."""
-    sentences = [_sentence(calls.get(str(r.get("tool_use_id")), {}), r) for r in results]
-    return " ".join(sentence for sentence in sentences if sentence)
-
-
-def _sentence(call: Mapping[str, Any], result: Mapping[str, Any]) -> str:
-    text = _text(result.get("content"))
-    if result.get("is_error"):
-        return f"Sorry — {_as_clause(text)}" if text else "Sorry — that didn't work."
-    data = _json(text)
-    if data is None or call.get("name") not in {"get_weather", "calculate", "exchange_rate", None}:
-        return text  # another tool's answer (an MCP server's, say) is relayed as it is
-    if call.get("name") == "exchange_rate":
-        return _exchange_rate(data)
-    if call.get("name") == "calculate" or "result" in data:
-        return _calculation(call, data)
-    return _weather(call, data)
-
-
-def _weather(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:
-    city = data.get("city") or _input(call, "city") or "there"
-    if data.get("degraded") or data.get("temperature") is None:
-        note = data.get("message") or data.get("note")
-        return str(note) if note else f"I couldn't get the current weather for {city} right now."
-    condition = str(data.get("condition") or "").lower()
-    sentence = f"In {city} it's {data['temperature']}" + (f" and {condition}" if condition else "")
-    humidity = data.get("humidity")
-    if humidity is not None:
-        sentence += f", with {humidity}{'%' if isinstance(humidity, int | float) else ''} humidity"
-    note = data.get("note")
-    return sentence + "." + (f" ({note})" if isinstance(note, str) and note else "")
+HELP = (
+    "I'm the offline demo assistant: ask me about the weather in one or more cities "
+    '("weather in Paris and Tokyo?") or give me a sum ("what is 12 * 7?").'
+)
 
 
-def _calculation(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:
-    expression = data.get("expression") or _input(call, "expression") or "That"
-    return f"{expression} = {data.get('result')}."
+Call = tuple[str, dict[str, str]]  # a tool's name and its input
 
 
-def _exchange_rate(data: Mapping[str, Any]) -> str:
-    """ "1 USD is 0.852966 EUR (the rate of 2025-09-30, from open.er-api.com)." """
-    base, quote, rate = data.get("base"), data.get("quote"), data.get("rate")
-    if not (base and quote and isinstance(rate, int | float)):
-        return "I couldn't read that exchange rate."
-    sentence = f"1 {base} is {rate} {quote}"
-    if data.get("date") and data.get("source"):
-        return f"{sentence} (the rate of {data['date']}, from {data['source']})."
-    return sentence + "."
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """What to do: call `tool` once per entry of `inputs` (and the `more` calls to other
+    tools in the same reply), or just say `reply`."""
+
+    tool: str | None = None
+    inputs: tuple[dict[str, str], ...] = ()
+    reply: str = ""
+    more: tuple[Call, ...] = ()
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """Every tool call, in order."""
+        first = tuple((self.tool, tool_input) for tool_input in self.inputs) if self.tool else ()
+        return first + self.more
 
 
-def _as_clause(sentence: str) -> str:
-    """ "Getting the weather …" reads on after a dash as "getting the weather …"."""
-    first, _, rest = sentence.partition(" ")
-    if first.endswith("ing") and first[:1].isupper() and first[1:].islower():
-        return f"{first.lower()} {rest}".strip()
-    return sentence
+def understand(question: str) -> Intent:
+    """What the offline model will do about `question`: the weather and a sum asked in one
+    question are both looked up in the same reply."""
+    if (named := _named_call(question)) is not None:
+        return named
+    if (rate := _rate_call(question)) is not None:
+        return rate
+    if _WEATHER.search(question):
+        cities = _cities(question)
+        if not cities:
+            return Intent(reply="Which city would you like the weather for?")
+        expression = _expression(question)
+        more = () if expression is None else (("calculate", {"expression": expression}),)
+        return Intent("get_weather", tuple({"city": city} for city in cities), more=more)
+    if (expression := _expression(question)) is not None:
+        return Intent("calculate", ({"expression": expression},))
+    for pattern, reply in _SMALL_TALK.items():
+        if re.search(pattern, question, re.IGNORECASE):
+            return Intent(reply=reply)
+    return Intent(reply=HELP)
 
 
-def _input(call: Mapping[str, Any], key: str) -> str | None:
-    value = (call.get("input") or {}).get(key)
-    return str(value) if value else None
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content.strip()
-    if isinstance(content, list):
-        return " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict)).strip()
-    return ""
-
-
-def _json(text: str) -> dict[str, Any] | None:
-    try:
-        data = json.loads(text)
-    except ValueError:
+def _rate_call(question: str) -> Intent | None:
+    """ "Exchange rate from USD to EUR?", "convert GBP into JPY": one `exchange_rate` call, for
+    an agent that offers such a tool (examples/exchange_rates.py); to others, the help."""
+    pair = _PAIR.search(question) if _RATE.search(question) else None
+    if pair is None:
         return None
-    return data if isinstance(data, dict) else None
+    base, quote = (code.upper() for code in pair.groups())
+    return Intent("exchange_rate", ({"base": base, "quote": quote},), reply=HELP)
 
 
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def _named_call(question: str) -> Intent | None:
+    """A call of the tool named in the question, or None if it names none (or its inputs
+    are not all key=value)."""
+    match = _NAMED_CALL.match(question)
+    if match is None:
+        return None
+    try:
+        words = shlex.split(match[2] or "")
+    except ValueError:  # a quote left open
+        return None
+    pairs = [word.strip(",").partition("=") for word in words if word.lower() != "and"]
+    if any(not key or not sep for key, sep, _ in pairs):
+        return None
+    return Intent(match[1], ({key: value for key, _, value in pairs},))
 
 
-# --- from _model.py ---
+def _cities(question: str) -> list[str]:
+    match = _PLACE.search(question)
+    if match is None:
+        return []
+    pieces = _SEPARATORS.split(match[1])
+    cities: list[str] = []
+    for index in range(0, len(pieces), 2):
+        part = pieces[index].strip(" '\"").removeprefix("the ")
+        if not part or any(ch.isdigit() for ch in part):
+            continue
+        after_comma = index > 0 and pieces[index - 1] == ","
+        if after_comma and cities and _narrows(cities[-1], part):
+            cities[-1] = f"{cities[-1]}, {part}"
+        else:
+            cities.append(part)
+    return list(dict.fromkeys(cities))
+
+
+def _narrows(city: str, part: str) -> bool:
+    """Whether `part`, after a comma, says where `city` is rather than naming another place:
+    a region or country of a real city of that name, or no place at all ("Narnia")."""
+    from tools.weather import places  # the gazetteer: only for a place after a comma
+
+    name = city.partition(",")[0].strip()
+    return places.is_region_of(name, part) or not places.cities_named(part)
+
+
+def _expression(question: str) -> str | None:
+    text = question
+    for pattern, symbol in _WORD_OPS:
+        text = pattern.sub(symbol, text)
+    candidates = (m.group().strip() for m in _EXPRESSION.finditer(text))
+    found = [c for c in candidates if _OPERATOR.search(c)]
+    return max(found, key=len) if found else None
+
 
 OFFLINE_MODEL = "offline-scripted"
 
@@ -139,62 +189,45 @@ class OfflineModel:
         self._ids = itertools.count(1)
 
     async def create(self, request: ModelRequest) -> Reply:
-        """Tool calls for a new question, or an answer worded from tool results."""
-        return self.respond(request)
-
-    def respond(self, request: ModelRequest) -> Reply:
-        """`create`, without the coroutine: what the benchmark's fault server calls."""
-        last = request.messages[-1]
-        results = [b for b in _blocks(last["content"]) if b.get("type") == "tool_result"]
-        if results:
-            return self._after_tools(request, results)
-        intent = understand(_question(last["content"]))
-        if not intent.calls or not all(_may_call(request, tool) for tool, _ in intent.calls):
-            return self._say(request, intent.reply or "I can't look that up right now.")
-        return self._call(request, intent)
+        """Tool calls for a new question, or an answer worded from tool results; or, when a
+        call failed with input it never meant, the call it meant."""
+        messages = request.messages
+        results = [b for b in _blocks(messages[-1]["content"]) if b.get("type") == "tool_result"]
+        if not results:
+            intent = understand(_question(messages[-1]["content"]))
+            if intent.calls and _may_call(request, intent.calls):
+                return self._reply(request, _preface(intent.calls), intent.calls)
+            return self._reply(request, intent.reply or "I can't look that up right now.")
+        calls = _calls(messages[-2]["content"]) if len(messages) > 1 else {}
+        sent = [(call.get("name"), call.get("input")) for call in calls.values()]
+        unsent = tuple(c for c in understand(_last_question(messages)).calls if c not in sent)
+        failed = any(result.get("is_error") for result in results)
+        if failed and unsent and _may_call(request, unsent):
+            text = "That input was wrong; trying again. " + _preface(unsent)
+            return self._reply(request, text, unsent)
+        return self._reply(request, answer_from_results(calls, results))
 
     async def aclose(self) -> None:
         """Nothing to release."""
 
-    def _after_tools(self, request: ModelRequest, results: list[Mapping[str, Any]]) -> Reply:
-        """The answer; or, when a call failed with input it never meant, the call it meant."""
-        calls = _calls(request.messages[-2]["content"]) if len(request.messages) > 1 else {}
-        intent = understand(_last_question(request.messages))
-        sent = [(call.get("name"), call.get("input")) for call in calls.values()]
-        unsent: tuple[Call, ...] = tuple(c for c in intent.calls if c not in sent)
-        failed = any(result.get("is_error") for result in results)
-        if failed and unsent and all(_may_call(request, tool) for tool, _ in unsent):
-            return self._call(request, Intent(more=unsent), again=True)
-        return self._say(request, answer_from_results(calls, results))
-
-    def _say(self, request: ModelRequest, text: str) -> Reply:
+    def _reply(self, request: ModelRequest, text: str, calls: tuple[Call, ...] = ()) -> Reply:
+        """Say `text` (to `on_text` too), then make `calls`, if any."""
         if request.on_text is not None:
-            request.on_text(text)
-        return self._reply((Text(text),), "end_turn")
-
-    def _call(self, request: ModelRequest, intent: Intent, *, again: bool = False) -> Reply:
-        text = ("That input was wrong; trying again. " if again else "") + preface_calls(
-            intent.calls
-        )
-        if request.on_text is not None:
-            request.on_text(text + "\n")
-        uses = [self._use(tool, tool_input) for tool, tool_input in intent.calls]
-        return self._reply((Text(text), *uses), "tool_use")
-
-    def _use(self, tool: str, tool_input: dict[str, str]) -> ToolCall:
-        return ToolCall(self._next("toolu"), tool, {**tool_input})
-
-    def _reply(self, content: tuple[Text | ToolCall, ...], stop_reason: str) -> Reply:
-        return Reply(content, stop_reason, model=self.name, id=self._next("msg"))
+            request.on_text(text + "\n" if calls else text)
+        uses = [ToolCall(self._next("toolu"), tool, {**tool_input}) for tool, tool_input in calls]
+        stop_reason = "tool_use" if calls else "end_turn"
+        return Reply((Text(text), *uses), stop_reason, model=self.name, id=self._next("msg"))
 
     def _next(self, prefix: str) -> str:
         return f"{prefix}_offline_{next(self._ids):04d}"
 
 
-def _may_call(request: ModelRequest, tool: str) -> bool:
+def _may_call(request: ModelRequest, calls: tuple[Call, ...]) -> bool:
+    """Whether the request allows tool use and offers every tool of `calls`."""
     if request.tool_choice is not None and request.tool_choice["type"] == "none":
         return False
-    return any(definition.get("name") == tool for definition in request.tools)
+    offered = {definition.get("name") for definition in request.tools}
+    return all(tool in offered for tool, _ in calls)
 
 
 def _blocks(content: object) -> list[Mapping[str, Any]]:
@@ -220,3 +253,88 @@ def _last_question(messages: Sequence[Any]) -> str:
 
 def _calls(content: object) -> dict[str, Mapping[str, Any]]:
     return {str(b.get("id")): b for b in _blocks(content) if b.get("type") == "tool_use"}
+
+
+def _preface(calls: tuple[Call, ...]) -> str:
+    """The sentence said before making `calls`, weather first."""
+    cities = [i.get("city", "?") for tool, i in calls if tool == "get_weather"]
+    rates = [i for tool, i in calls if tool == "exchange_rate"]
+    sums = [i.get("expression", "?") for tool, i in calls if tool == "calculate"]
+    if rates:
+        return f"Let me look up the {rates[0].get('base')} to {rates[0].get('quote')} rate."
+    if cities and sums:
+        return f"Let me check the weather in {_join(cities)} and work out {_join(sums)}."
+    if cities:
+        return f"Let me check the weather in {_join(cities)}."
+    return "Let me work that out."
+
+
+def answer_from_results(calls: Mapping[str, Mapping[str, Any]], results: list[Any]) -> str:
+    """One sentence per tool result; `calls` maps tool_use ids to their tool_use blocks."""
+    sentences = [_sentence(calls.get(str(r.get("tool_use_id")), {}), r) for r in results]
+    return " ".join(sentence for sentence in sentences if sentence)
+
+
+def _sentence(call: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    text = " ".join(str(b.get("text", "")) for b in _blocks(result.get("content"))).strip()
+    if result.get("is_error"):
+        return f"Sorry — {_as_clause(text)}" if text else "Sorry — that didn't work."
+    data = _json(text)
+    if data is None or call.get("name") not in {"get_weather", "calculate", "exchange_rate", None}:
+        return text  # another tool's answer (an MCP server's, say) is relayed as it is
+    if call.get("name") == "exchange_rate":
+        return _rate_sentence(data)
+    if call.get("name") == "calculate" or "result" in data:
+        expression = data.get("expression") or _input(call, "expression") or "That"
+        return f"{expression} = {data.get('result')}."
+    return _weather_sentence(call, data)
+
+
+def _weather_sentence(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    city = data.get("city") or _input(call, "city") or "there"
+    if data.get("degraded") or data.get("temperature") is None:
+        note = data.get("message") or data.get("note")
+        return str(note) if note else f"I couldn't get the current weather for {city} right now."
+    condition = str(data.get("condition") or "").lower()
+    sentence = f"In {city} it's {data['temperature']}" + (f" and {condition}" if condition else "")
+    humidity = data.get("humidity")
+    if humidity is not None:
+        sentence += f", with {humidity}{'%' if isinstance(humidity, int | float) else ''} humidity"
+    note = data.get("note")
+    return sentence + "." + (f" ({note})" if isinstance(note, str) and note else "")
+
+
+def _rate_sentence(data: Mapping[str, Any]) -> str:
+    """ "1 USD is 0.852966 EUR (the rate of 2025-09-30, from open.er-api.com)." """
+    base, quote, rate = data.get("base"), data.get("quote"), data.get("rate")
+    if not (base and quote and isinstance(rate, int | float)):
+        return "I couldn't read that exchange rate."
+    sentence = f"1 {base} is {rate} {quote}"
+    if data.get("date") and data.get("source"):
+        return f"{sentence} (the rate of {data['date']}, from {data['source']})."
+    return sentence + "."
+
+
+def _as_clause(sentence: str) -> str:
+    """ "Getting the weather …" reads on after a dash as "getting the weather …"."""
+    first, _, rest = sentence.partition(" ")
+    if first.endswith("ing") and first[:1].isupper() and first[1:].islower():
+        return f"{first.lower()} {rest}".strip()
+    return sentence
+
+
+def _input(call: Mapping[str, Any], key: str) -> str | None:
+    value = (call.get("input") or {}).get(key)
+    return str(value) if value else None
+
+
+def _json(text: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

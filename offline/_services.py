@@ -8,29 +8,28 @@ bodies are generated lazily, never held whole.
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from offline import _world as _answers
-from offline._world import j1, search
+from offline import _world
 from tools.weather import Endpoints
 
 __all__ = ["FORECAST", "GEOCODING", "SOURCES", "WTTR", "Fault", "SimulatedServices"]
 
-
-# --- from _faults.py ---
+Answer = Callable[[httpx.Request], httpx.Response]  # a service's normal answer
 
 HANG_S = 3600.0
-# Open-Meteo's own reasons (its server's RateLimiter and its documented 400).
-_DAILY = "Daily API request limit exceeded. Please try again tomorrow."
-_MINUTELY = "Minutely API request limit exceeded. Please try again in one minute."
+# Open-Meteo's own reason for its documented 400.
 _INVALID = "Cannot initialize WeatherVariable from invalid String value tempeture_2m"
 _HTML = "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
+_JSON = {"Content-Type": "application/json"}
+# Each source's body under other names (drift) or with its numbers gone (nulls).
+_RENAMES = {"latitude": "lat", "longitude": "lon", "current": "current_weather", "temp_C": "tempC"}
+_NULLED = {"latitude", "longitude", "temperature_2m", "weather_code", "temp_C", "humidity"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +40,6 @@ class Fault:
     code: int = 200
     retry_after: str | None = None
     seconds: float = 0.0
-    size: int = 0
     reason: str = ""
 
     @classmethod
@@ -51,19 +49,9 @@ class Fault:
         return cls("status", code=code, retry_after=hint)
 
     @classmethod
-    def daily_limit(cls) -> Fault:
-        """Open-Meteo's 429 for a spent daily allowance, in its own words."""
-        return cls("reason", code=429, reason=_DAILY)
-
-    @classmethod
-    def minutely_limit(cls) -> Fault:
-        """Open-Meteo's 429 for a spent per-minute allowance (a busy spell that passes)."""
-        return cls("reason", code=429, reason=_MINUTELY)
-
-    @classmethod
     def invalid_request(cls) -> Fault:
         """Open-Meteo's 400 for a request naming a variable it does not know."""
-        return cls("reason", code=400, reason=_INVALID)
+        return cls("status", code=400, reason=_INVALID)
 
     @classmethod
     def elsewhere(cls) -> Fault:
@@ -101,9 +89,9 @@ class Fault:
         return cls("nulls")
 
     @classmethod
-    def huge(cls, size: int = 10_000_000) -> Fault:
-        """Answer 200 with a body of `size` bytes, streamed."""
-        return cls("huge", size=size)
+    def huge(cls) -> Fault:
+        """Answer 200 with a body of 10 MB, streamed."""
+        return cls("huge")
 
     @classmethod
     def slow(cls, seconds: float) -> Fault:
@@ -120,98 +108,46 @@ class Fault:
         """Answer 200 labelled JSON with a plain-text body (wttr.in's "Unknown location")."""
         return cls("not_json")
 
-    async def apply(
-        self, request: httpx.Request, normal: Callable[[], httpx.Response]
-    ) -> httpx.Response:
-        """The response (or exception) this fault makes of `request`."""
-        return await _APPLY[self.kind](self, request, normal)
+    async def apply(self, request: httpx.Request, answer: Answer) -> httpx.Response:
+        """The response or exception this fault makes of `request` (`answer` gives the usual)."""
+        match self.kind:
+            case "status":
+                headers = {} if self.retry_after is None else {"Retry-After": self.retry_after}
+                reason = self.reason or f"Simulated failure {self.code} for {request.url.host}."
+                body = {"error": True, "reason": reason}
+                return httpx.Response(self.code, json=body, headers=headers)
+            case "elsewhere":
+                return httpx.Response(200, json=_world.j1(_world.search("Hanoi")[0]))
+            case "hang":
+                await asyncio.sleep(HANG_S)
+                raise httpx.ReadTimeout("simulated server never answered", request=request)
+            case "reset":
+                raise httpx.ReadError("[Errno 104] Connection reset by peer", request=request)
+            case "refused":
+                raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+            case "html":
+                return httpx.Response(200, html=_HTML)
+            case "drift":
+                return _rewritten(answer(request), lambda k, v: (_RENAMES.get(k, k), v))
+            case "nulls":
+                return _rewritten(answer(request), lambda k, v: (k, None if k in _NULLED else v))
+            case "huge":
+                return httpx.Response(200, headers=_JSON, content=_padding())
+            case "slow":
+                await asyncio.sleep(self.seconds)
+                return answer(request)
+            case "drip":
+                return httpx.Response(200, headers=_JSON, content=_dripping(self.seconds))
+            case "not_json":
+                text = b"Unknown location; please try ~48.85,2.35"
+                return httpx.Response(200, headers=_JSON, content=text)
+        raise ValueError(f"no such fault: {self.kind!r}")
 
 
-Apply = Callable[[Fault, httpx.Request, Callable[[], httpx.Response]], Awaitable[httpx.Response]]
-
-
-async def _status(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    headers = {} if fault.retry_after is None else {"Retry-After": fault.retry_after}
-    body = {"error": True, "reason": f"Simulated failure {fault.code} for {request.url.host}."}
-    return httpx.Response(fault.code, json=body, headers=headers)
-
-
-async def _reason(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    """An Open-Meteo error body carrying one of its real reasons."""
-    return httpx.Response(fault.code, json={"error": True, "reason": fault.reason})
-
-
-async def _elsewhere(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    return httpx.Response(200, json=j1(search("Hanoi")[0]))
-
-
-async def _hang(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    await asyncio.sleep(HANG_S)
-    raise httpx.ReadTimeout("simulated server never answered", request=request)
-
-
-async def _reset(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    raise httpx.ReadError("[Errno 104] Connection reset by peer", request=request)
-
-
-async def _refused(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
-
-
-async def _html(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    return httpx.Response(200, html=_HTML)
-
-
-async def _drift(fault: Fault, request: httpx.Request, normal: Any) -> httpx.Response:
-    return _reshaped(normal(), _drifted)
-
-
-async def _nulls(fault: Fault, request: httpx.Request, normal: Any) -> httpx.Response:
-    return _reshaped(normal(), _nulled)
-
-
-async def _huge(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    headers = {"Content-Type": "application/json"}
-    return httpx.Response(200, headers=headers, content=_padding(fault.size))
-
-
-async def _slow(fault: Fault, request: httpx.Request, normal: Any) -> httpx.Response:
-    await asyncio.sleep(fault.seconds)
-    response: httpx.Response = normal()
-    return response
-
-
-async def _drip(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    headers = {"Content-Type": "application/json"}
-    return httpx.Response(200, headers=headers, content=_dripping(fault.seconds))
-
-
-async def _not_json(fault: Fault, request: httpx.Request, _: Any) -> httpx.Response:
-    body = b"Unknown location; please try ~48.85,2.35"
-    return httpx.Response(200, headers={"Content-Type": "application/json"}, content=body)
-
-
-_APPLY: dict[str, Apply] = {
-    "status": _status,
-    "reason": _reason,
-    "elsewhere": _elsewhere,
-    "hang": _hang,
-    "reset": _reset,
-    "refused": _refused,
-    "html": _html,
-    "drift": _drift,
-    "nulls": _nulls,
-    "huge": _huge,
-    "slow": _slow,
-    "drip": _drip,
-    "not_json": _not_json,
-}
-
-
-async def _padding(size: int) -> AsyncIterator[bytes]:
-    yield b'{"padding": "'
+async def _padding() -> AsyncIterator[bytes]:
     chunk = b"x" * 65536
-    for _ in range(size // len(chunk)):
+    yield b'{"padding": "'
+    for _ in range(10_000_000 // len(chunk)):
         yield chunk
     yield b'"}'
 
@@ -223,39 +159,28 @@ async def _dripping(interval: float) -> AsyncIterator[bytes]:
         yield b" "
 
 
-def _reshaped(response: httpx.Response, change: Callable[[Any], Any]) -> httpx.Response:
+def _rewritten(
+    response: httpx.Response, change: Callable[[str, Any], tuple[str, Any]]
+) -> httpx.Response:
+    """`response`, if a success, with every key and value of its JSON passed through `change`."""
+
+    def rewrite(body: Any) -> Any:
+        if isinstance(body, dict):
+            return dict(change(key, rewrite(value)) for key, value in body.items())
+        return [rewrite(item) for item in body] if isinstance(body, list) else body
+
     if not response.is_success:
         return response
-    return httpx.Response(response.status_code, json=change(copy.deepcopy(response.json())))
+    return httpx.Response(response.status_code, json=rewrite(response.json()))
 
-
-# Each source's body under other names (drift) or with its numbers gone (nulls).
-_RENAMES = {"latitude": "lat", "longitude": "lon", "current": "current_weather", "temp_C": "tempC"}
-_NULLED = {"latitude", "longitude", "temperature_2m", "weather_code", "temp_C", "humidity"}
-
-
-def _drifted(body: Any) -> Any:
-    if isinstance(body, dict):
-        return {_RENAMES.get(key, key): _drifted(value) for key, value in body.items()}
-    return [_drifted(item) for item in body] if isinstance(body, list) else body
-
-
-def _nulled(body: Any) -> Any:
-    if isinstance(body, dict):
-        return {k: None if k in _NULLED else _nulled(v) for k, v in body.items()}
-    return [_nulled(item) for item in body] if isinstance(body, list) else body
-
-
-# --- from _services.py ---
 
 # The simulated services, by the names `fail`, `fail_always`, `clear` and `calls` take.
 GEOCODING, FORECAST, WTTR = "open-meteo-geocoding", "open-meteo-forecast", "wttr"
 SOURCES = (GEOCODING, FORECAST, WTTR)
-
-_ANSWER: dict[str, Callable[[httpx.Request], httpx.Response]] = {
-    GEOCODING: _answers.geocoding,
-    FORECAST: _answers.forecast,
-    WTTR: _answers.wttr,
+_ANSWER: dict[str, Answer] = {
+    GEOCODING: _world.geocoding,
+    FORECAST: _world.forecast,
+    WTTR: _world.wttr,
 }
 
 
@@ -263,11 +188,12 @@ class SimulatedServices:
     """Open-Meteo (geocoding and forecast) and wttr.in, offline and deterministic.
 
     `fail(source, *faults)` queues faults, one consumed per request; `fail_always(source,
-    fault)` applies one to every request until `clear()`. `calls[source]` lists the requests.
+    fault)` applies one to every request until `clear(source)`. `calls[source]` lists the
+    requests.
     """
 
     def __init__(self, endpoints: Endpoints | None = None) -> None:
-        self.endpoints = endpoints = endpoints or Endpoints()
+        endpoints = endpoints or Endpoints()
         self._prefixes = {  # an endpoint's own query (an API key) is not part of its address
             GEOCODING: _address(endpoints.geocoding_url),
             FORECAST: _address(endpoints.forecast_url),
@@ -286,27 +212,23 @@ class SimulatedServices:
         """Apply `fault` to every request to `source` (after any queued ones)."""
         self._always[_known(source)] = fault
 
-    def clear(self, source: str | None = None) -> None:
-        """Forget the faults of `source`, or of every source."""
-        for name in SOURCES if source is None else (_known(source),):
-            self._queued[name].clear()
-            self._always.pop(name, None)
-
-    def _source_of(self, request: httpx.Request) -> str | None:
-        url = str(request.url.copy_with(query=None))
-        prefixes = self._prefixes.items()
-        return next((name for name, prefix in prefixes if url.startswith(prefix)), None)
+    def clear(self, source: str) -> None:
+        """Forget the faults of `source`."""
+        self._queued[_known(source)].clear()
+        self._always.pop(source, None)
 
     async def _handle(self, request: httpx.Request) -> httpx.Response:
-        source = self._source_of(request)
+        url = str(request.url.copy_with(query=None))
+        prefixes = self._prefixes.items()
+        source = next((name for name, prefix in prefixes if url.startswith(prefix)), None)
         if source is None:
             return httpx.Response(404, text="no simulated service at this address")
         self.calls[source].append(request)
-        fault = self._queued[source].popleft() if self._queued[source] else None
-        fault = fault or self._always.get(source)
+        queued = self._queued[source]
+        fault = (queued.popleft() if queued else None) or self._always.get(source)
         if fault is None:
             return _ANSWER[source](request)
-        return await fault.apply(request, lambda: _ANSWER[source](request))
+        return await fault.apply(request, _ANSWER[source])
 
 
 def _address(url: str) -> str:

@@ -30,22 +30,15 @@ __all__ = [
     "Reading",
     "Weather",
     "current_payload",
-    "find",
     "forecast",
     "geocoding",
     "hand_set",
     "j1",
     "j1_payload",
-    "near",
     "no_match",
     "search",
-    "weather_at",
     "wttr",
-    "wwo_of",
 ]
-
-
-# --- from _world.py ---
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +82,7 @@ HAND_SET: dict[int, tuple[str, Weather]] = {
     6058560: ("Ontario", Weather(4.2, 73, 3, 20.5)),  # London, Ontario
 }
 
-_LEFT_OUT = frozenset({places.fold("Atlantis")})  # see the module's docstring
+_NOWHERE = places.fold("Atlantis")
 
 # The skies simulated weather is drawn from, as WMO codes.
 _SKIES = (0, 1, 2, 3, 45, 61, 63, 71, 80)
@@ -118,7 +111,7 @@ def _weather(key: str, latitude: float = 0.0) -> Weather:
     temperature = round(base + (digest[0] / 255) * 16 - 8, 1)
     humidity = 30 + digest[1] % 66
     sky = _SKIES[digest[2] % len(_SKIES)]
-    if sky in (71,) and temperature > 2:
+    if sky == 71 and temperature > 2:
         sky = 3  # no snow in the warm
     wind = round(digest[3] / 255 * 35, 1)
     return Weather(temperature, humidity, sky, wind)
@@ -128,34 +121,29 @@ def search(name: str, count: int = 10) -> tuple[Place, ...]:
     """Up to `count` places called `name` (any case or accents; alternate names such as
     "東京" when no place has it as its own name), biggest first: the name only, so
     "Paris, France" finds nothing, as at Open-Meteo."""
-    if places.fold(name) in _LEFT_OUT:
-        return ()
-    return tuple(_place(city) for city in places.cities_named(name)[:count])
+    return tuple(_place(city) for city in _cities_named(name)[:count])
 
 
-def find(query: str) -> Place | None:
+def _cities_named(name: str) -> tuple[places.City, ...]:
+    """The gazetteer's cities called `name`, but never Atlantis (see the module's docstring)."""
+    return () if places.fold(name) == _NOWHERE else places.cities_named(name)
+
+
+def _find(query: str) -> Place | None:
     """The place wttr.in would pick for free text: "Paris", or "Paris, Texas" by the country
     or region after the comma; None when no place has that name."""
     name, hints = places.split_query(query)
-    if places.fold(name) in _LEFT_OUT:
-        return None
-    cities = places.cities_named(name)
+    cities = _cities_named(name)
     fitting = (c for c in cities if all(places.city_fits(c, hint) for hint in hints))
     city = next(fitting, cities[0] if cities else None)
     return _place(city) if city is not None else None
 
 
-def near(latitude: float, longitude: float) -> Place | None:
-    """The place at these coordinates (to within about 5 km), if there is one."""
+def _weather_at(latitude: float, longitude: float) -> Weather:
+    """The weather of a place within about 5 km, else one derived from the coordinates."""
     city = places.city_at(latitude, longitude)
-    return _place(city) if city is not None else None
-
-
-def weather_at(latitude: float, longitude: float) -> Weather:
-    """The weather anywhere: a place's own, else one derived from the coordinates."""
-    place = near(latitude, longitude)
-    if place is not None:
-        return place.weather
+    if city is not None:
+        return _place(city).weather
     return _weather(f"{latitude:.2f},{longitude:.2f}", latitude)
 
 
@@ -164,47 +152,19 @@ def hand_set() -> tuple[Place, ...]:
     return tuple(_place(places.city_by_id(geonameid)) for geonameid in HAND_SET)
 
 
-# WMO code → WorldWeatherOnline code and description, as wttr.in reports them.
-_WWO = {
-    0: (113, "Sunny"),
-    1: (116, "Partly cloudy"),
-    2: (116, "Partly cloudy"),
-    3: (122, "Overcast"),
-    45: (248, "Fog"),
-    61: (296, "Light rain"),
-    63: (302, "Moderate rain"),
-    71: (326, "Light snow"),
-    80: (353, "Light rain shower"),
-}
-
-
-def wwo_of(wmo_code: int) -> tuple[int, str]:
-    """wttr.in's code and words for a WMO code."""
-    return _WWO.get(wmo_code, (119, "Cloudy"))
-
-
-# --- from _weather_wire.py ---
-
-_BAD_COUNT = {"error": True, "reason": "Parameter count must be between 1 and 100."}
-
-
 def geocoding(request: httpx.Request) -> httpx.Response:
     """`GET …/v1/search?name=…&count=…`: matches the name only, at most `count` of them (10
     unless asked; outside 1–100 is a 400); no match is a 200 without a `results` key."""
     params = request.url.params
-    count = _count(params.get("count", "10"))
-    if count is None:
-        return httpx.Response(400, json=_BAD_COUNT)
-    places = search(params.get("name", ""), count)
-    body: dict[str, Any] = no_match()
-    if places:
-        body["results"] = [_geocoding_result(place) for place in places]
+    count = params.get("count", "10")
+    if not (count.isdigit() and 1 <= int(count) <= 100):
+        reason = "Parameter count must be between 1 and 100."
+        return httpx.Response(400, json={"error": True, "reason": reason})
+    found = search(params.get("name", ""), int(count))
+    body = no_match()
+    if found:
+        body["results"] = [_geocoding_result(place) for place in found]
     return httpx.Response(200, json=body)
-
-
-def _count(text: str) -> int | None:
-    """The `count` parameter when it is a whole number from 1 to 100."""
-    return int(text) if text.isdigit() and 1 <= int(text) <= 100 else None
 
 
 def _geocoding_result(place: Place) -> dict[str, Any]:
@@ -225,6 +185,7 @@ def _geocoding_result(place: Place) -> dict[str, Any]:
 
 
 _UNITS = {"celsius": "°C", "fahrenheit": "°F"}
+_VARIABLES = frozenset({"temperature_2m", "relative_humidity_2m", "weather_code", "wind_speed_10m"})
 
 
 def forecast(request: httpx.Request) -> httpx.Response:
@@ -242,28 +203,18 @@ def forecast(request: httpx.Request) -> httpx.Response:
     if unknown:
         reason = f"Cannot initialize WeatherVariable from invalid String value {unknown[0]}"
         return httpx.Response(400, json={"error": True, "reason": reason})
-    weather = weather_at(latitude, longitude)
-    body = _forecast_body(latitude, longitude, weather, wanted, _UNITS[unit])
-    return httpx.Response(200, json=body)
-
-
-_VARIABLES = frozenset({"temperature_2m", "relative_humidity_2m", "weather_code", "wind_speed_10m"})
-
-
-def _forecast_body(
-    latitude: float, longitude: float, weather: Weather, wanted: list[str], unit: str = "°C"
-) -> dict[str, Any]:
+    weather = _weather_at(latitude, longitude)
     temperature = weather.temperature_c
-    if unit == "°F":
+    if unit == "fahrenheit":
         temperature = round(temperature * 9 / 5 + 32, 1)
     values = {
-        "temperature_2m": (temperature, unit),
+        "temperature_2m": (temperature, _UNITS[unit]),
         "relative_humidity_2m": (weather.humidity_pct, "%"),
         "weather_code": (weather.wmo_code, "wmo code"),
         "wind_speed_10m": (weather.wind_kmh, "km/h"),
     }
-    chosen = {name: values[name] for name in wanted if name in values}
-    return current_payload(latitude, longitude, chosen)
+    readings = {name: values[name] for name in wanted}
+    return httpx.Response(200, json=current_payload(latitude, longitude, readings))
 
 
 def current_payload(
@@ -297,16 +248,30 @@ def wttr(request: httpx.Request) -> httpx.Response:
     """`GET {WTTR}/{city}?format=j1`: every value a string; unknown places get today's 500."""
     segment = request.url.raw_path.split(b"?")[0].rsplit(b"/", 1)[-1]
     city = unquote(segment.decode("ascii", "replace"))
-    place = find(city)
+    place = _find(city)
     if place is None:
         return httpx.Response(500, text=f"location not found: {city}")
     return httpx.Response(200, json=j1(place))
 
 
+# WMO code → WorldWeatherOnline code and description, as wttr.in reports them.
+_WWO = {
+    0: (113, "Sunny"),
+    1: (116, "Partly cloudy"),
+    2: (116, "Partly cloudy"),
+    3: (122, "Overcast"),
+    45: (248, "Fog"),
+    61: (296, "Light rain"),
+    63: (302, "Moderate rain"),
+    71: (326, "Light snow"),
+    80: (353, "Light rain shower"),
+}
+
+
 def j1(place: Place) -> dict[str, Any]:
     """wttr.in's `format=j1` answer for `place`."""
     weather = place.weather
-    code, words = wwo_of(weather.wmo_code)
+    code, words = _WWO.get(weather.wmo_code, (119, "Cloudy"))
     reading = Reading(weather.temperature_c, weather.humidity_pct, code, words, weather.wind_kmh)
     area = Area(place.name, place.country, place.admin1, place.latitude, place.longitude)
     return j1_payload(reading, area)

@@ -10,7 +10,7 @@ import pytest
 
 from agent.models import ModelRequest, Reply, Text, ToolCall
 from offline import OfflineModel
-from offline._understand import HELP, understand
+from offline._model import HELP, understand
 from tests.examples.test_exchange_rates import USD_EUR
 
 RATE_TOOL = {"name": "exchange_rate", "description": "An exchange rate.", "input_schema": {}}

@@ -8,7 +8,7 @@ import pytest
 
 from agent.models import ModelRequest, Reply
 from offline import OfflineModel
-from offline._understand import understand
+from offline._model import understand
 from tests.agent.helpers import registry
 
 TOOLS = registry().definitions()

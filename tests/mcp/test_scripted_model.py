@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from offline._model import answer_from_results
-from offline._understand import Intent, understand
+from offline._model import Intent, answer_from_results, understand
 
 
 @pytest.mark.parametrize(
