@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 from errors import BadUpstreamData, classify, plainness_problems
 from tests.mcp.conftest import SECRET
 from tools.mcp import McpToolError, ServerGone
-from tools.mcp._errors import translate
+from tools.mcp._connection import translate
 
 
 @pytest.mark.parametrize(

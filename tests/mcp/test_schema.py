@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from errors import classify, plainness_problems
-from tools.mcp._schema import arguments, input_model
+from tools.mcp._tool import arguments, input_model
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -7,6 +7,7 @@ it when asked; calls come from any task. A session that ends under a call (a std
 that exits, an HTTP session that breaks) is marked dead, the call fails as `ServerGone`, and
 the next call opens a new one (for stdio: a new process) — at most `max_restarts` times in
 `restart_window_s`, after which calls fail as `RestartsSpent` until the window moves on.
+Every failure leaves here translated (`translate`) into what error-to-action reads.
 """
 
 from __future__ import annotations
@@ -15,158 +16,178 @@ import asyncio
 import contextlib
 import tempfile
 import time
-from collections import deque
-from collections.abc import Callable
-from typing import Any, TextIO, cast
+from typing import Any, Literal, TextIO
 
 import structlog
+from anyio import BrokenResourceError, ClosedResourceError, EndOfStream
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.types import CallToolResult, Implementation
+from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Implementation
 from mcp.types import Tool as RemoteTool
+from pydantic import ValidationError
 
-from errors import classify, redact
+from errors import BadUpstreamData, classify, redact
 from resilience import CircuitBreaker, Policy
-from tools.mcp._errors import RestartsSpent, ServerDown, ServerGone, translate, unwrap
+from tools.mcp._errors import McpToolError, RestartsSpent, ServerDown, ServerGone
 from tools.mcp._spec import McpServer
 
-__all__ = ["Connection", "StartFailed"]
+__all__ = ["Connection", "translate"]
 
 log = structlog.get_logger("tools")
 
 _CLIENT_INFO = Implementation(name="failsafe-agent", version="0.1.0")
+_MAX_PAGES = 100  # a tool list whose pages never end cannot hang start-up
 _STDERR_KEPT = 1_000_000  # a server's stderr file is emptied past this size, at a (re)start
 _TAIL = 600  # characters of a server's stderr logged when it fails to start
 _CLOSE_S = 10.0  # the longest wait for a session to close (the SDK bounds its own steps)
 
 
-class StartFailed(Exception):
-    """The server could not be started or reached, or would not list its tools."""
-
-    def __init__(self, *, listing: bool = False, timed_out: bool = False) -> None:
-        super().__init__("listing tools failed" if listing else "start failed")
-        self.listing = listing
-        self.timed_out = timed_out
-
-
 class Connection:
     """The live session with one MCP server, its restart bound and its circuit breakers."""
 
-    def __init__(self, server: McpServer, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, server: McpServer) -> None:
         self.server = server
         self.restarts = 0  # sessions opened after the first
-        self._clock = clock
-        self._client: Client | None = None
-        self._owner: asyncio.Task[None] | None = None
-        self._stop: asyncio.Event | None = None
-        self._dead = True
+        self._client: Client | None = None  # None: no live session
+        self._owner: asyncio.Task[None] | None = None  # the task holding the session open
+        self._stop: asyncio.Event | None = None  # set: the owner leaves its session
+        self._owners: set[asyncio.Task[None]] = set()  # the current one, and old ones leaving
         self._closed = False
-        self._lock = asyncio.Lock()
-        self._recent: deque[float] = deque()  # when each restart happened
-        self._background: set[asyncio.Task[None]] = set()
+        self._lock = asyncio.Lock()  # one restart at a time
+        self._recent: list[float] = []  # when each restart happened
         self._breakers: dict[int, tuple[Policy, CircuitBreaker]] = {}
+        # A stdio server's stderr, read if it fails to start; closed by `aclose`.
         self._stderr: TextIO | None = None
+        if server.command is not None:
+            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
 
-    # --- start-up --------------------------------------------------------------------------
-
-    async def start(self) -> list[RemoteTool]:
-        """Open the session and list the server's tools; `StartFailed` (logged) if either
-        fails or the two take longer than the server's `connect_timeout_s`."""
-        stage = "start"
+    async def start(self) -> list[RemoteTool] | str:
+        """The server's tools; or, if it can't start and list them within `connect_timeout_s`,
+        the plain sentence saying they are left out."""
+        stage: Literal["start", "list"] = "start"
         try:
             async with asyncio.timeout(self.server.connect_timeout_s):
-                await self._open()
+                client = await self._open()
                 stage = "list"
-                return await self._list_tools()
-        except TimeoutError as exc:
-            self._log_unavailable(stage, exc)
-            await self.aclose()
-            raise StartFailed(listing=stage == "list", timed_out=stage == "start") from exc
+                tools: list[RemoteTool] = []
+                cursor: str | None = None
+                for _ in range(_MAX_PAGES):
+                    page = await client.list_tools(cursor=cursor)
+                    tools.extend(page.tools)
+                    if (cursor := page.next_cursor) is None:
+                        break
         except Exception as exc:
-            self._log_unavailable(stage, translate(exc, self.server.name))
+            sentence = self._left_out(stage, exc)
             await self.aclose()
-            raise StartFailed(listing=stage == "list") from exc
-
-    async def _list_tools(self) -> list[RemoteTool]:
-        assert self._client is not None
-        tools: list[RemoteTool] = []
-        cursor: str | None = None
-        for _ in range(100):  # a paginator that never ends cannot hang start-up
-            page = await self._client.list_tools(cursor=cursor)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+            return sentence
+        server = self.server
+        log.info(
+            "mcp.server_started", server=server.name, transport=server.transport, tools=len(tools)
+        )
         return tools
 
-    # --- calls -----------------------------------------------------------------------------
+    def _left_out(self, stage: str, error: Exception) -> str:
+        """Log why the server's tools are missing; say so in one plain sentence of ours."""
+        server = self.server
+        verdict = classify(translate(error, server.name), f"starting the MCP server {server.name}")
+        log.warning(
+            "mcp.server_unavailable",
+            server=server.name,
+            transport=server.transport,
+            stage=stage,
+            stderr_tail=self._stderr_tail(),
+            **verdict.result.log_fields(),
+        )
+        who = f"The MCP server '{server.name}'"
+        if stage == "list":
+            return (
+                f"{who} started but would not list its tools, so they are left out; "
+                "its own log should say why."
+            )
+        if isinstance(error, TimeoutError):
+            return (
+                f"{who} did not answer within {server.connect_timeout_s:g} seconds of starting, "
+                "so its tools are left out; check that it is an MCP server and that it runs."
+            )
+        if server.transport == "http":
+            return (
+                f"{who} could not be reached, so its tools are left out; "
+                "check its address and that it is running."
+            )
+        return (
+            f"{who} could not start, so its tools are left out; "
+            "check its command (run on its own, it shows why)."
+        )
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        with contextlib.suppress(OSError, ValueError):  # a closed or unreadable file: no tail
+            self._stderr.seek(0)
+            text = self._stderr.read()[-_TAIL:]
+            self._stderr.seek(0, 2)
+            return redact(" ".join(text.split()))
+        return ""
 
     async def call(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
-        """One `tools/call`, on a live session (opened anew if the last one died); every
-        failure leaves here translated (`_errors.translate`)."""
+        """One `tools/call`; every failure leaves here translated (`translate`)."""
         client = await self._session()
         try:
             return await client.call_tool(name, arguments)
         except Exception as exc:
             error = translate(exc, self.server.name)
             if isinstance(error, ServerGone) and self._client is client:
-                self._dead = True
+                self._client = None  # dead: the next call opens a new session
             if error is exc:
                 raise
             raise error from exc
 
     async def _session(self) -> Client:
-        if (client := self._live()) is not None:
-            return client
-        async with self._lock:
-            if (client := self._live()) is not None:  # another call restarted it meanwhile
-                return client
+        """The live session, or a new one if the server is open and the restart bound allows."""
+        server = self.server
+        async with self._lock:  # calls waiting here use the session the first one opened
+            if self._client is not None:
+                return self._client
             if self._closed:
-                raise ServerDown(f"{self.server.name} is closed")
-            if not self._may_restart():
+                raise ServerDown(f"{server.name} is closed")
+            now = time.monotonic()
+            self._recent = [t for t in self._recent if now - t <= server.restart_window_s]
+            if len(self._recent) >= server.max_restarts:
                 raise RestartsSpent(
-                    f"{self.server.name} restarted {self.server.max_restarts} times within "
-                    f"{self.server.restart_window_s:g} s; not again for now",
-                    source=self.server.name,
+                    f"{server.name} restarted {server.max_restarts} times within "
+                    f"{server.restart_window_s:g} s; not again for now",
+                    source=server.name,
                 )
             self.restarts += 1
-            self._recent.append(self._clock())
+            self._recent.append(now)
             try:
-                await self._open()
+                client = await self._open()
             except Exception as exc:
-                raise ServerDown(f"reopening {self.server.name} failed") from unwrap(exc)
-            log.warning("mcp.server_restarted", server=self.server.name, restarts=self.restarts)
-            assert self._client is not None
-            return self._client
-
-    def _live(self) -> Client | None:
-        owner = self._owner
-        alive = owner is not None and not owner.done()
-        return self._client if alive and not self._dead else None
-
-    def _may_restart(self) -> bool:
-        now = self._clock()
-        while self._recent and now - self._recent[0] > self.server.restart_window_s:
-            self._recent.popleft()
-        return len(self._recent) < self.server.max_restarts
+                raise ServerDown(f"reopening {server.name} failed") from unwrap(exc)
+            log.warning("mcp.server_restarted", server=server.name, restarts=self.restarts)
+            return client
 
     # --- the session's own task -------------------------------------------------------------
 
-    async def _open(self) -> None:
-        """Start a new owner task (the old one, if any, is stopped in the background) and
-        wait until its session is ready."""
+    async def _open(self) -> Client:
+        """A new session, held open by a new owner task (the old one is asked to leave)."""
         self._retire()
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[Client] = loop.create_future()
-        stop = asyncio.Event()
-        owner = asyncio.create_task(self._own(ready, stop), name=f"mcp:{self.server.name}")
-        self._owner, self._stop = owner, stop
+        ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
+        self._stop = stop = asyncio.Event()
+        self._owner = owner = asyncio.create_task(
+            self._own(ready, stop), name=f"mcp:{self.server.name}"
+        )
+        self._owners.add(owner)
+        owner.add_done_callback(self._owners.discard)
         try:
             client = await ready
         except BaseException:
-            self._retire(at_once=True)  # cancelled or failed: leave no half-open session
+            owner.cancel()  # cancelled or failed: leave no half-open session
             raise
-        self._client, self._dead = client, False
+        if not owner.done():  # else it has ended already, and cleared `_client`
+            self._client = client
+        return client
 
     async def _own(self, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
         """Hold one session open until `stop` is set or the session fails."""
@@ -183,16 +204,22 @@ class Connection:
             if not ready.done():
                 ready.set_exception(exc)
             elif not stop.is_set():
-                self._log_lost(exc)
+                error = translate(exc, self.server.name)
+                result = classify(error, f"talking to the MCP server {self.server.name}").result
+                log.warning("mcp.session_lost", server=self.server.name, **result.log_fields())
         finally:
             if self._stop is stop:
-                self._dead = True
+                self._client = None
 
     def _new_client(self) -> Client:
         server = self.server
         if server.url is not None:
             return Client(server.url, cache=None, client_info=_CLIENT_INFO)
         assert server.command is not None
+        assert self._stderr is not None
+        if self._stderr.tell() > _STDERR_KEPT:
+            self._stderr.seek(0)
+            self._stderr.truncate()
         params = StdioServerParameters(
             command=server.command,
             args=list(server.args),
@@ -200,38 +227,22 @@ class Connection:
             cwd=server.cwd,
         )
         return Client(
-            stdio_client(params, errlog=self._stderr_file()), cache=None, client_info=_CLIENT_INFO
+            stdio_client(params, errlog=self._stderr), cache=None, client_info=_CLIENT_INFO
         )
 
-    def _stderr_file(self) -> TextIO:
-        """Where the server's stderr goes: a temporary file, read when it fails to start."""
-        if self._stderr is None:
-            # Closed by `aclose`: it outlives this call, and every restart writes to it.
-            file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-            self._stderr = cast(TextIO, file)
-        elif self._stderr.tell() > _STDERR_KEPT:
-            self._stderr.seek(0)
-            self._stderr.truncate()
-        return self._stderr
+    def _retire(self) -> None:
+        """Ask the current owner task, if any, to leave its session, and cancel it if it has
+        not within `_CLOSE_S`; without waiting for it."""
+        if self._owner is not None and self._stop is not None:
+            self._stop.set()
+            asyncio.get_running_loop().call_later(_CLOSE_S, self._owner.cancel)
+        self._owner, self._stop, self._client = None, None, None
 
-    def _retire(self, *, at_once: bool = False) -> None:
-        """Stop the current owner task, if any, without waiting for it: asked to leave its
-        session, or cancelled `at_once` (a session still opening waits for nothing else)."""
-        owner, stop = self._owner, self._stop
-        self._owner, self._stop, self._client, self._dead = None, None, None, True
-        if owner is None or stop is None:
-            return
-        if at_once:
-            owner.cancel()
-        task = asyncio.create_task(_stop_owner(owner, stop))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    # --- breakers, closing, logging --------------------------------------------------------
+    # --- breakers and closing ---------------------------------------------------------------
 
     def breaker_for(self, policy: Policy) -> CircuitBreaker:
         """The server's one circuit breaker on `policy` (shared by all its tools)."""
-        key = id(policy)
+        key = id(policy)  # the policy is kept with its breaker, so its id stays its own
         if key not in self._breakers:
             breaker = CircuitBreaker(
                 policy.breaker_threshold, policy.breaker_cooldown_s, policy.clock
@@ -243,47 +254,44 @@ class Connection:
         """End the session and, for stdio, the process; later calls fail as `ServerDown`."""
         self._closed = True
         self._retire()
-        if self._background:
-            await asyncio.gather(*self._background, return_exceptions=True)
+        if self._owners:
+            await asyncio.wait(self._owners)
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
 
-    def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        with contextlib.suppress(OSError, ValueError):  # a closed or unreadable file: no tail
-            self._stderr.flush()
-            self._stderr.seek(0)
-            text = self._stderr.read()[-_TAIL:]
-            self._stderr.seek(0, 2)
-            return redact(" ".join(text.split()))
-        return ""
 
-    def _log_unavailable(self, stage: str, error: BaseException) -> None:
-        result = classify(error, f"starting the MCP server {self.server.name}").result
-        log.warning(
-            "mcp.server_unavailable",
-            server=self.server.name,
-            transport=self.server.transport,
-            stage=stage,
-            stderr_tail=self._stderr_tail(),
-            **result.log_fields(),
+def translate(error: BaseException, server: str) -> BaseException:
+    """What `error`, raised by the SDK during a call to `server`, is in our terms; anything
+    not recognised is returned as it is (error-to-action reads foreign errors by class)."""
+    error = unwrap(error)
+    if isinstance(error, MCPError):
+        if error.code == CONNECTION_CLOSED:
+            return ServerGone(f"the connection to {server} closed before it answered")
+        if error.code == REQUEST_TIMEOUT:
+            return TimeoutError(f"JSON-RPC {error.code}: {error}")
+        return McpToolError(f"JSON-RPC {error.code}: {error}", server=server)
+    if isinstance(error, ValidationError):
+        return BadUpstreamData(
+            f"the answer breaks the MCP result schema ({error.error_count()} problems)",
+            source=server,
         )
+    if isinstance(error, RuntimeError) and _is_output_check(str(error)):
+        return BadUpstreamData(str(error), source=server)
+    if isinstance(error, ClosedResourceError | BrokenResourceError | EndOfStream):
+        return ServerGone(f"the connection to {server} is closed")
+    return error
 
-    def _log_lost(self, error: BaseException) -> None:
-        error = translate(error, self.server.name)
-        result = classify(error, f"talking to the MCP server {self.server.name}").result
-        log.warning("mcp.session_lost", server=self.server.name, **result.log_fields())
+
+def unwrap(error: BaseException) -> BaseException:
+    """The one error inside an (anyio task group's) exception group, or `error` itself."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
-async def _stop_owner(owner: asyncio.Task[None], stop: asyncio.Event) -> None:
-    """Ask `owner` to leave its session; cancel it if it has not within `_CLOSE_S` (the SDK
-    bounds its own shutdown: close stdin, wait, terminate, kill)."""
-    stop.set()
-    done, _ = await asyncio.wait({owner}, timeout=_CLOSE_S)
-    if not done:
-        owner.cancel()
-        await asyncio.wait({owner})
-    if not owner.cancelled():
-        owner.exception()  # retrieved (and already logged by the owner): no asyncio warning
+def _is_output_check(message: str) -> bool:
+    """The SDK's words when a result breaks the tool's own output schema."""
+    return message.startswith(("Invalid structured content", "Invalid schema for tool")) or (
+        message.startswith("Tool ") and "output schema" in message
+    )

@@ -1,11 +1,6 @@
 """How to reach one MCP server: a command to run (stdio) or a URL (streamable HTTP).
 
 Nothing here imports the `mcp` SDK, so naming servers costs nothing at start-up.
-
-    McpServer.stdio("python", ["server.py"])          # name: "server"
-    McpServer.http("http://127.0.0.1:8000/mcp")       # name: "127-0-0-1-8000"
-    McpServer.parse("files=npx -y @scope/server-files /tmp")   # the CLI's --mcp
-    McpServer.parse_url("notes=http://127.0.0.1:8000/mcp")     # the CLI's --mcp-url
 """
 
 from __future__ import annotations
@@ -15,15 +10,15 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Literal
+from typing import Literal, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from errors import BadSetting
 from tools.http import check_http_url
 
-__all__ = ["NAME_PATTERN", "McpServer"]
+__all__ = ["Bounds", "McpServer"]
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _NAMED = re.compile(r"^([A-Za-z0-9_-]{1,32})=(.+)$", re.DOTALL)
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 # Launchers whose first argument, not themselves, names the server.
@@ -32,7 +27,13 @@ _LAUNCHERS = frozenset(
 )
 _LAUNCHER_WORDS = frozenset({"run", "exec", "dlx", "tool", "-m", "--from"})
 
-Transport = Literal["stdio", "http"]
+
+class Bounds(TypedDict, total=False):
+    """How patient to be with a server; what is left out keeps `McpServer`'s default."""
+
+    connect_timeout_s: float
+    max_restarts: int
+    restart_window_s: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ class McpServer:
     restart_window_s: float = 60.0
 
     def __post_init__(self) -> None:
-        if not NAME_PATTERN.match(self.name):
+        if not _NAME.match(self.name):
             raise ValueError("an MCP server's name is 1-32 letters, digits, '_' or '-'")
         if (self.command is None) == (self.url is None):
             raise ValueError("an MCP server has either a command or a URL")
@@ -73,63 +74,39 @@ class McpServer:
         name: str | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-        connect_timeout_s: float = 15.0,
-        max_restarts: int = 3,
-        restart_window_s: float = 60.0,
+        **bounds: Unpack[Bounds],
     ) -> McpServer:
         """A server run as `command args…`, spoken to over its stdin and stdout."""
-        return cls(
-            name or _name_of_command(command, args),
-            command=command,
-            args=tuple(args),
-            env=env,
-            cwd=cwd,
-            connect_timeout_s=connect_timeout_s,
-            max_restarts=max_restarts,
-            restart_window_s=restart_window_s,
-        )
+        name = name or _name_of_command(command, args)
+        return cls(name, command=command, args=tuple(args), env=env, cwd=cwd, **bounds)
 
     @classmethod
-    def http(
-        cls,
-        url: str,
-        *,
-        name: str | None = None,
-        connect_timeout_s: float = 15.0,
-        max_restarts: int = 3,
-        restart_window_s: float = 60.0,
-    ) -> McpServer:
+    def http(cls, url: str, *, name: str | None = None, **bounds: Unpack[Bounds]) -> McpServer:
         """A server at `url`, spoken to over streamable HTTP; `BadSetting` unless http(s)."""
         check_http_url("--mcp-url", url)
-        return cls(
-            name or _name_of_url(url),
-            url=url,
-            connect_timeout_s=connect_timeout_s,
-            max_restarts=max_restarts,
-            restart_window_s=restart_window_s,
-        )
+        return cls(name or _name_of_url(url), url=url, **bounds)
 
     @classmethod
     def parse(cls, spec: str) -> McpServer:
-        """`NAME=COMMAND ARGS…` or `COMMAND ARGS…`, split as a shell would (`BadSetting`
+        """The CLI's `--mcp`: `[NAME=]COMMAND ARGS…`, split as a shell would (`BadSetting`
         for an empty one, or quotes that do not close)."""
         name, rest = _named(spec)
         try:
-            words = shlex.split(rest)
+            argv = shlex.split(rest)
         except ValueError:
             raise BadSetting("--mcp", "has a quote that is not closed") from None
-        if not words:
+        if not argv:
             raise BadSetting("--mcp", "needs a command to run")
-        return cls.stdio(words[0], words[1:], name=name)
+        return cls.stdio(argv[0], argv[1:], name=name)
 
     @classmethod
     def parse_url(cls, spec: str) -> McpServer:
-        """`NAME=URL` or `URL`."""
+        """The CLI's `--mcp-url`: `[NAME=]URL`."""
         name, url = _named(spec)
         return cls.http(url.strip(), name=name)
 
     @property
-    def transport(self) -> Transport:
+    def transport(self) -> Literal["stdio", "http"]:
         """ "stdio" for a command, "http" for a URL."""
         return "stdio" if self.command is not None else "http"
 
@@ -137,22 +114,17 @@ class McpServer:
 def _named(spec: str) -> tuple[str | None, str]:
     """An explicit `NAME=` prefix, if the spec has one, and the rest."""
     match = _NAMED.match(spec.strip())
-    if match:
-        return match[1], match[2]
-    return None, spec
+    return (match[1], match[2]) if match else (None, spec)
 
 
 def _name_of_command(command: str, args: Sequence[str]) -> str:
     """The server's script or package, not its launcher: `python tests/x_server.py` →
     "x_server", `npx -y @scope/server-files /tmp` → "server-files", `uvx mcp-time` →
     "mcp-time"."""
-    words = [command, *args]
-    for index, word in enumerate(words):
-        stem = _stem(word)
-        if index == 0 and stem.lower().rstrip("0123456789.") not in _LAUNCHERS:
-            return _as_name(stem)
-        if index > 0 and not word.startswith("-") and word not in _LAUNCHER_WORDS:
-            return _as_name(stem)
+    if _stem(command).lower().rstrip("0123456789.") in _LAUNCHERS:
+        for word in args:
+            if not word.startswith("-") and word not in _LAUNCHER_WORDS:
+                return _as_name(_stem(word))
     return _as_name(_stem(command))
 
 

@@ -1,47 +1,32 @@
-"""MCP servers' tools as `Tool`s, each call one run of the resilience engine.
-
-    async with connect([McpServer.stdio("python", ["server.py"])]) as toolset:
-        registry = Registry([*builtin_tools(http), *toolset.tools])
-        ...  # toolset.problems: one plain sentence per server left out
-
-Each tool's single source is its server (the timeline's source is the server's name), so a
-call gets the engine's deadline per attempt and per call, error-to-action on every failure
-(translated at the boundary, `_errors`) and a circuit breaker per server, shared by all the
-server's tools. A tool's name already taken (a built-in, or another server's tool) becomes
-`{server}_{name}`. The `mcp` SDK is imported only here, when servers are asked for.
+"""Your MCP servers started together, and their tools named clear of each other's and of the
+built-in ones. The `mcp` extra's SDK (`_connection`) and jsonschema (`_tool`) are imported
+only when servers are asked for: without them, the servers are one plain sentence.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from contextlib import aclosing, asynccontextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-import structlog
-from pydantic import BaseModel
-
-from resilience import AttemptInfo, CircuitBreaker, Engine, Listener, Policy, Source
-from tools.mcp._errors import McpToolError, no_sdk_problem, start_problem
+from resilience import Listener, Policy
 from tools.mcp._spec import McpServer
-from tools.registry import Tool, ToolResult, to_result
+from tools.registry import Tool
 
 if TYPE_CHECKING:
-    from mcp.types import CallToolResult
-    from mcp.types import Tool as RemoteTool
-
     from tools.mcp._connection import Connection
 
-__all__ = ["MAX_RESULT_CHARS", "McpToolset", "connect", "open_toolset"]
+__all__ = ["McpToolset", "connect", "open_toolset"]
 
-log = structlog.get_logger("tools")
-
-MAX_RESULT_CHARS = 50_000  # a larger answer is cut, and says so
-_TOOL_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 _MAX_NAME = 64  # the Messages API's tool names: ^[a-zA-Z0-9_-]{1,64}$
+_NO_SDK = (
+    "MCP servers need the mcp package, which is not installed, so the agent runs "
+    "without them; install it with pip install 'failsafe-agent[mcp]' and try again."
+)
 Notice = Callable[[str], None]
 
 
@@ -74,11 +59,12 @@ async def open_toolset(
     if servers:
         try:
             from tools.mcp._connection import Connection
+            from tools.mcp._tool import mcp_tool
         except ImportError:
-            _problem(toolset, no_sdk_problem(), on_problem)
+            _problem(toolset, _NO_SDK, on_problem)
             return toolset
         connections = [Connection(server) for server in _unique(servers)]
-        listed = await asyncio.gather(*(_start(c) for c in connections))
+        listed = await asyncio.gather(*(c.start() for c in connections))
         policy = policy or Policy()  # one policy, so one breaker per server across its tools
         taken = set(reserved)
         for connection, remote in zip(connections, listed, strict=True):
@@ -89,7 +75,7 @@ async def open_toolset(
             for tool in remote:
                 name = _free_name(connection.server.name, tool.name, taken)
                 taken.add(name)
-                toolset.tools.append(_tool(connection, tool, name, policy, listener))
+                toolset.tools.append(mcp_tool(connection, tool, name, policy, listener))
     return toolset
 
 
@@ -106,26 +92,8 @@ async def connect(
     toolset = await open_toolset(
         servers, reserved=reserved, policy=policy, listener=listener, on_problem=on_problem
     )
-    try:
+    async with aclosing(toolset):
         yield toolset
-    finally:
-        await toolset.aclose()
-
-
-async def _start(connection: Connection) -> list[RemoteTool] | str:
-    from tools.mcp._connection import StartFailed
-
-    try:
-        tools = await connection.start()
-    except StartFailed as failed:
-        return start_problem(connection.server, listing=failed.listing, timed_out=failed.timed_out)
-    log.info(
-        "mcp.server_started",
-        server=connection.server.name,
-        transport=connection.server.transport,
-        tools=len(tools),
-    )
-    return tools
 
 
 def _problem(toolset: McpToolset, sentence: str, on_problem: Notice | None) -> None:
@@ -144,19 +112,13 @@ def _unique(servers: Sequence[McpServer]) -> list[McpServer]:
             n += 1
             name = f"{server.name[:28]}-{n}"
         seen.add(name)
-        unique.append(server if name == server.name else _renamed(server, name))
+        unique.append(replace(server, name=name))
     return unique
-
-
-def _renamed(server: McpServer, name: str) -> McpServer:
-    from dataclasses import replace
-
-    return replace(server, name=name)
 
 
 def _free_name(server: str, remote: str, taken: set[str]) -> str:
     """The remote tool's name, fit for the API; prefixed by the server's name if taken."""
-    name = _TOOL_NAME.sub("_", remote).strip("_")[:_MAX_NAME] or "tool"
+    name = _NOT_IN_NAME.sub("_", remote).strip("_")[:_MAX_NAME] or "tool"
     if name in taken:
         name = f"{server}_{name}"[:_MAX_NAME]
     base, n = name, 1
@@ -164,109 +126,3 @@ def _free_name(server: str, remote: str, taken: set[str]) -> str:
         n += 1
         name = f"{base[: _MAX_NAME - len(str(n)) - 1]}_{n}"
     return name
-
-
-# --- one MCP tool as a Tool ----------------------------------------------------------------
-
-
-class _ServerEngine(Engine):
-    """An engine whose every source shares the server's one circuit breaker."""
-
-    def __init__(
-        self, caller: str, policy: Policy, listener: Listener | None, breaker: CircuitBreaker
-    ) -> None:
-        super().__init__(caller, policy, listener)
-        self._server_breaker = breaker
-
-    def breaker(self, source: str) -> CircuitBreaker:
-        """The server's breaker, whichever tool is calling."""
-        return self._server_breaker
-
-
-def _tool(
-    connection: Connection,
-    remote: RemoteTool,
-    name: str,
-    policy: Policy,
-    listener: Listener | None,
-) -> Tool:
-    from tools.mcp._schema import arguments, input_model
-
-    server = connection.server.name
-    schema = dict(remote.input_schema or {})
-    schema.setdefault("type", "object")
-    activity = f"running the {_words(remote.name)} tool"
-    operation = f"{activity} via the MCP server {server}"
-    engine = _ServerEngine(name, policy, listener, connection.breaker_for(policy))
-
-    async def fetch(args: BaseModel) -> str:
-        result = await connection.call(remote.name, arguments(args))
-        if result.is_error:
-            raise McpToolError(_text(result), server=server)
-        return _render(result)
-
-    async def handler(args: BaseModel) -> ToolResult:
-        async def attempt(_info: AttemptInfo) -> str:
-            return await fetch(args)
-
-        source = Source(server, attempt)
-        outcome = await engine.run(operation, [source])
-        return to_result(outcome, str)
-
-    def rebind(new_policy: Policy | None, new_listener: Listener | None) -> Tool:
-        return _tool(connection, remote, name, new_policy or policy, new_listener)
-
-    return Tool(
-        name,
-        _description(remote),
-        input_model(name, schema),
-        handler,
-        activity,
-        rebind=rebind,
-        input_schema=schema,
-        origin=f"MCP server {server}",
-    )
-
-
-def _description(remote: RemoteTool) -> str:
-    text = (remote.description or remote.title or "").strip()
-    return text or f"The {_words(remote.name)} tool."
-
-
-def _words(name: str) -> str:
-    return " ".join(re.sub(r"[_./:-]+", " ", name).split()) or "MCP"
-
-
-def _text(result: CallToolResult) -> str:
-    """The text of an `isError` result: for the classifier and the developer note only."""
-    return " ".join(_parts(result))[:4000]
-
-
-def _render(result: CallToolResult) -> str:
-    """What the model reads of an answer: its text blocks, or its structured content as
-    JSON; what it can't read (an image, a binary resource) is named; cut past a cap."""
-    parts = _parts(result)
-    if not any(parts) and result.structured_content is not None:
-        parts = [json.dumps(result.structured_content, ensure_ascii=False)]
-    text = "\n".join(parts) or "(the tool answered with nothing)"
-    if len(text) > MAX_RESULT_CHARS:
-        cut = f"\n… (cut: the answer was {len(text)} characters)"
-        text = text[:MAX_RESULT_CHARS] + cut
-    return text
-
-
-def _parts(result: CallToolResult) -> list[str]:
-    parts: list[str] = []
-    for block in result.content:
-        kind = getattr(block, "type", "")
-        if kind == "text":
-            parts.append(str(getattr(block, "text", "")))
-        elif kind == "resource":
-            resource: Any = getattr(block, "resource", None)
-            text = getattr(resource, "text", None)
-            parts.append(str(text) if text is not None else "(a binary resource)")
-        elif kind == "resource_link":
-            parts.append(f"(a link to {getattr(block, 'uri', 'a resource')})")
-        else:
-            parts.append(f"(an {kind} the agent cannot show)" if kind else "(unknown content)")
-    return parts
