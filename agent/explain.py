@@ -1,38 +1,37 @@
 """`agent explain-error`: error-to-action on its own, JSON lines in, JSON lines out.
 
-Each input line is `{error, operation, user_context, retry_count}`; each line gets one result
-object on stdout, in order, with exactly the six fields. Every input gets an answer: an empty
-(or null) error is explained as an error that says nothing (`str(TimeoutError())` is empty),
-and a line that is not a JSON object — a raw log line — is taken as the error text itself. A
-line that cannot be an input (a JSON object without `error`, a line that starts like a JSON
-object but is broken, bytes that are not UTF-8) gets one plain message naming its line
-number on stderr and nothing on stdout; processing continues and the exit status is 1.
+Each input line is `{error, operation, user_context, retry_count}` and gets one result on
+stdout, in order, with exactly the six fields. Every input gets an answer: an empty (or null)
+error is explained as an error that says nothing (`str(TimeoutError())` is empty), and a line
+that is not a JSON object — a raw log line — is taken as the error text itself. A line that
+cannot be an input (a JSON object without `error`, a line that starts like a JSON object but is
+broken, bytes that are not UTF-8) gets one plain message naming its line number on stderr and
+nothing on stdout; processing continues and the exit status is 1.
 
 This path must stay light: it imports the anthropic SDK only for `--llm`, and then builds its
-client with `agent.claude.new_client` (a bounded timeout, the SDK's retries off).
-`--llm` asks Claude about every line; `--llm auto` asks the rules first and Claude only about
-the lines they cannot place, and says on stderr how many went to Claude and how often its
-answer was kept. Offline settings (`--offline`, `AGENT_OFFLINE`, no key) turn `--llm` into
-the rules, said once on stderr; so does every other reason the rules answer in Claude's place
-(the key refused, the endpoint unreachable, an answer that failed the checks, …): each reason
-once, the first time it happens, without --verbose.
-
-Read from a terminal, it says once on stderr what to type and how to finish (Ctrl-D) rather
-than waiting in silence.
+client with `agent.claude.new_client` (a bounded timeout, the SDK's retries off). `--llm` asks
+Claude about every line; `--llm auto` only about those the rules cannot place, and says on
+stderr how many went to Claude and how often its answer was kept. Whenever the rules answer in
+Claude's place (offline settings, the key refused, the endpoint unreachable, an answer that
+failed the checks, …) stderr says why: each reason once, without --verbose. Read from a
+terminal, it first says on stderr what to type and how to finish (Ctrl-D).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import IO, TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent.models import KEY_PROBLEMS
 from errors import (
+    Assisted,
     ErrorAction,
     ErrorType,
     classify,
@@ -42,19 +41,9 @@ from errors import (
 )
 
 if TYPE_CHECKING:
-    from anthropic import AsyncAnthropic
-
     from agent.settings import Settings
 
-__all__ = [
-    "TERMINAL_HINT",
-    "ExplainRequest",
-    "Fallbacks",
-    "LlmMode",
-    "explain_lines",
-    "explain_lines_llm",
-    "run",
-]
+__all__ = ["TERMINAL_HINT", "ExplainRequest", "Line", "LlmMode", "parse_lines", "run"]
 
 LLM_BATCH = 8  # Claude calls in flight at once with --llm
 LlmMode = Literal["always", "auto"]
@@ -67,30 +56,29 @@ TERMINAL_HINT = (
 class Fallbacks:
     """Says on stderr why the rules answered in Claude's place: each reason once."""
 
-    def __init__(self, err: IO[str], *, base_url: str | None = None) -> None:
+    def __init__(self, err: IO[str], *, base_url: str | None) -> None:
         self.err, self.base_url = err, base_url
         self.said: set[str] = set()
 
     def __call__(self, exc: BaseException) -> None:
-        """One fallback, for `exc`; said unless its reason was said already."""
-        kind, why = self._reason(exc)
-        if kind not in self.said:
-            self.said.add(kind)
+        why = self._reason(exc)
+        if why not in self.said:
+            self.said.add(why)
             self.err.write(f"explain-error: {why}, so the rules answered instead.\n")
 
-    def _reason(self, exc: BaseException) -> tuple[str, str]:
+    def _reason(self, exc: BaseException) -> str:
         if isinstance(exc, ValueError):  # malformed JSON, the schema, a check it failed
-            return "invalid", "Claude's answer did not pass the checks"
+            return "Claude's answer did not pass the checks"
         verdict = classify(exc, "asking Claude to explain an error")
         error_type = verdict.kind.error_type
         if error_type in KEY_PROBLEMS:
-            return "key", "Claude did not accept the API key in ANTHROPIC_API_KEY"
+            return "Claude did not accept the API key in ANTHROPIC_API_KEY"
         if error_type is ErrorType.NETWORK and verdict.facts.connect_phase:
             where = "check ANTHROPIC_BASE_URL" if self.base_url else "check the network"
-            return "unreachable", f"Claude could not be reached ({where})"
+            return f"Claude could not be reached ({where})"
         if error_type is ErrorType.TIMEOUT:
-            return "timeout", "Claude took too long to answer"
-        return error_type, f"asking Claude failed ({error_type.replace('_', ' ')})"
+            return "Claude took too long to answer"
+        return f"asking Claude failed ({error_type.replace('_', ' ')})"
 
 
 class ExplainRequest(BaseModel):
@@ -111,6 +99,10 @@ class ExplainRequest(BaseModel):
             return ""
         return json.dumps(value) if isinstance(value, dict | list) else value
 
+    def arguments(self) -> tuple[str, str, str, int]:
+        """`error, operation, user_context, retry_count`, as error-to-action takes them."""
+        return self.error, self.operation, self.user_context, self.retry_count
+
 
 @dataclass(frozen=True, slots=True)
 class Line:
@@ -129,57 +121,30 @@ def parse_lines(lines: Iterable[str]) -> Iterator[Line]:
 
 
 def _parse(number: int, raw: str) -> Line:
-    if _has_undecodable_bytes(raw):
+    # Bytes that were not UTF-8, read with `surrogateescape`, are lone surrogates.
+    if any("\udc80" <= char <= "\udcff" for char in raw):
         return Line(number, problem="not UTF-8 text")
     try:
         return Line(number, ExplainRequest.model_validate_json(raw))
     except ValidationError as exc:
-        if _is_text(raw, exc):
-            return Line(number, ExplainRequest(error=raw.strip()))
-        return Line(number, problem=_describe(exc))
-
-
-def _has_undecodable_bytes(raw: str) -> bool:
-    """Bytes that were not UTF-8, decoded with `surrogateescape`, are lone surrogates."""
-    return any("\udc80" <= char <= "\udcff" for char in raw)
-
-
-def _is_text(raw: str, exc: ValidationError) -> bool:
-    """A line that is not JSON and does not start like a JSON object is an error's text."""
-    first = exc.errors(include_url=False)[0]["type"]
-    return first == "json_invalid" and not raw.lstrip().startswith('{"')
-
-
-def _describe(exc: ValidationError) -> str:
-    first = exc.errors(include_url=False)[0]
+        first = exc.errors(include_url=False)[0]
     if first["type"] == "json_invalid":
-        return "not valid JSON"
+        if not raw.lstrip().startswith('{"'):  # not JSON, nor begun as an object: an error's text
+            return Line(number, ExplainRequest(error=raw.strip()))
+        return Line(number, problem="not valid JSON")
     if first["type"] == "model_type":
-        return "expected a JSON object with an 'error' key"
+        return Line(number, problem="expected a JSON object with an 'error' key")
     where = ".".join(str(part) for part in first["loc"]) or "line"
-    return f"'{where}': {first['msg'].lower()}"
+    return Line(number, problem=f"'{where}': {first['msg'].lower()}")
 
 
-def explain_lines(lines: Iterable[str], out: IO[str], err: IO[str]) -> bool:
-    """Explain each line with the rules; True when every line could be read."""
-    ok = True
-    for line in parse_lines(lines):
-        if line.request is None:
-            ok = _complain(err, line)
-        else:
-            out.write(_rules(line.request).to_json() + "\n")
-    return ok
-
-
-def _rules(request: ExplainRequest) -> ErrorAction:
-    return error_to_action(
-        request.error, request.operation, request.user_context, request.retry_count
-    )
-
-
-def _complain(err: IO[str], line: Line) -> bool:
-    err.write(f"explain-error: line {line.number}: {line.problem}; skipped\n")
-    return False
+def _write(line: Line, action: ErrorAction | None, out: IO[str], err: IO[str]) -> bool:
+    """The line's answer on `out`, or why it was skipped on `err`; whether it was answered."""
+    if action is None:
+        err.write(f"explain-error: line {line.number}: {line.problem}; skipped\n")
+        return False
+    out.write(action.to_json() + "\n")
+    return True
 
 
 def run(
@@ -194,108 +159,78 @@ def run(
 
     `llm`: False/None, the rules; True or "always", Claude for every line; "auto", the rules
     first and Claude for what they cannot place."""
-    _tolerate_bad_bytes(stdin)
-    if _isatty(stdin):
+    reconfigure = getattr(stdin, "reconfigure", None)
+    if callable(reconfigure):  # bytes that are not UTF-8 become lone surrogates, not a crash
+        reconfigure(errors="surrogateescape")
+    terminal = False
+    with contextlib.suppress(AttributeError, ValueError):  # no isatty, or closed: no terminal
+        terminal = stdin.isatty()
+    if terminal:
         stderr.write(TERMINAL_HINT + "\n")
         stderr.flush()
     mode: LlmMode | None = "always" if llm is True else (llm or None)
     if mode and (key := settings.claude_key) is not None:
-        return asyncio.run(_run_llm(settings, key, mode, stdin, stdout, stderr))
+        return 0 if asyncio.run(_with_claude(settings, key, mode, stdin, stdout, stderr)) else 1
     if mode:
-        why = _why_offline(settings)
+        why = "ANTHROPIC_API_KEY is not set"
+        if settings.api_key is not None:
+            why = "--offline or AGENT_OFFLINE is set"
         stderr.write(f"explain-error: --llm needs Claude, but {why}; using the rules instead.\n")
-    return 0 if explain_lines(stdin, stdout, stderr) else 1
-
-
-def _tolerate_bad_bytes(stdin: IO[str]) -> None:
-    """Read bytes that are not UTF-8 as markers (lone surrogates), not as a crash."""
-    reconfigure = getattr(stdin, "reconfigure", None)
-    if callable(reconfigure):
-        reconfigure(errors="surrogateescape")
-
-
-def _isatty(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _why_offline(settings: Settings) -> str:
-    if settings.api_key is None:
-        return "ANTHROPIC_API_KEY is not set"
-    return "--offline or AGENT_OFFLINE is set"
-
-
-async def _run_llm(
-    settings: Settings, key: str, mode: LlmMode, stdin: IO[str], out: IO[str], err: IO[str]
-) -> int:
-    from agent.claude import new_client  # heavy (the SDK): only for --llm
-
-    fallbacks = Fallbacks(err, base_url=settings.base_url)
-    async with new_client(api_key=key, base_url=settings.base_url) as client:
-        if mode == "auto":
-            return await explain_lines_auto(client, settings.model, stdin, out, err, fallbacks)
-        return await explain_lines_llm(client, settings.model, stdin, out, err, fallbacks)
-
-
-async def explain_lines_llm(
-    client: AsyncAnthropic,
-    model: str,
-    lines: Iterable[str],
-    out: IO[str],
-    err: IO[str],
-    fallbacks: Fallbacks | None = None,
-) -> int:
-    """Explain each line with Claude, a few at once, writing results in input order; each
-    reason the rules answered instead is said once on `err`."""
-    parsed = list(parse_lines(lines))
     ok = True
-    said = fallbacks or Fallbacks(err)
-    for start in range(0, len(parsed), LLM_BATCH):
-        batch = parsed[start : start + LLM_BATCH]
-        answers = await asyncio.gather(*(_one_llm(client, model, line, said) for line in batch))
-        for line, answer in zip(batch, answers, strict=True):
-            if answer is None:
-                ok = _complain(err, line) and ok
-            else:
-                out.write(answer.to_json() + "\n")
+    for line in parse_lines(stdin):
+        action = None if line.request is None else error_to_action(*line.request.arguments())
+        ok &= _write(line, action, stdout, stderr)
     return 0 if ok else 1
 
 
-async def _one_llm(
-    client: AsyncAnthropic, model: str, line: Line, fallbacks: Fallbacks
-) -> ErrorAction | None:
-    if (r := line.request) is None:
-        return None
-    return await explain_with_claude(
-        client, model, r.error, r.operation, r.user_context, r.retry_count, on_fallback=fallbacks
-    )
+async def _with_claude(
+    settings: Settings, key: str, mode: LlmMode, lines: Iterable[str], out: IO[str], err: IO[str]
+) -> bool:
+    from agent.claude import new_client  # heavy (the SDK): only for --llm
+
+    said = Fallbacks(err, base_url=settings.base_url)
+    async with new_client(api_key=key, base_url=settings.base_url) as client:
+        if mode == "auto":
+            assist = partial(classify_with_fallback_model, client, settings.model, on_fallback=said)
+            return await _auto(assist, lines, out, err)
+        explain = partial(explain_with_claude, client, settings.model, on_fallback=said)
+        return await _always(explain, lines, out, err)
 
 
-async def explain_lines_auto(
-    client: AsyncAnthropic,
-    model: str,
-    lines: Iterable[str],
-    out: IO[str],
-    err: IO[str],
-    fallbacks: Fallbacks | None = None,
-) -> int:
-    """The rules for every line, Claude only for those they cannot place; in input order."""
+async def _always(
+    explain: Callable[..., Awaitable[ErrorAction]], lines: Iterable[str], out: IO[str], err: IO[str]
+) -> bool:
+    """Claude for every line, LLM_BATCH at once, the results in input order."""
+
+    async def answer(r: ExplainRequest | None) -> ErrorAction | None:
+        return None if r is None else await explain(*r.arguments())
+
+    parsed = list(parse_lines(lines))
+    ok = True
+    for start in range(0, len(parsed), LLM_BATCH):
+        batch = parsed[start : start + LLM_BATCH]
+        answers = await asyncio.gather(*(answer(line.request) for line in batch))
+        for line, action in zip(batch, answers, strict=True):
+            ok &= _write(line, action, out, err)
+    return ok
+
+
+async def _auto(
+    assist: Callable[..., Awaitable[Assisted]], lines: Iterable[str], out: IO[str], err: IO[str]
+) -> bool:
+    """The rules for every line, Claude only for those they cannot place; then how many lines
+    went to Claude and how often its answer was kept."""
     ok, asked, kept, answered = True, 0, 0, 0
-    said = fallbacks or Fallbacks(err)
     for line in parse_lines(lines):
-        if (r := line.request) is None:
-            ok = _complain(err, line)
-            continue
-        assisted = await classify_with_fallback_model(
-            client, model, r.error, r.operation, r.user_context, r.retry_count, on_fallback=said
-        )
-        out.write(assisted.result.to_json() + "\n")
-        answered, asked, kept = answered + 1, asked + assisted.asked, kept + assisted.kept
+        action = None
+        if line.request is not None:
+            assisted = await assist(*line.request.arguments())
+            action = assisted.result
+            answered, asked, kept = answered + 1, asked + assisted.asked, kept + assisted.kept
+        ok &= _write(line, action, out, err)
     share = asked / answered if answered else 0.0
     err.write(
         f"explain-error: {asked} of {answered} lines ({share:.0%}) went to Claude; "
         f"its answer was kept for {kept}.\n"
     )
-    return 0 if ok else 1
+    return ok
