@@ -31,7 +31,7 @@ from benchmarks.harness import REPO
 
 __all__ = ["AIM", "CASES", "Case", "Row", "Startup", "main", "print_startup", "run_startup"]
 
-AIM = 1.5  # offline `agent ask`: at most 1.5 × the baseline
+AIM = 2.0  # offline `agent ask`: at most 2 × the baseline (plain imports, no import hook)
 BASELINE = "python -c 'import httpx, pydantic'"
 PROMPT = "you› "  # agent.repl.PROMPT (not imported: that would load the REPL here)
 _EXPLAIN_LINE = (
