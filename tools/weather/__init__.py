@@ -5,10 +5,9 @@
 the names, regions and the gazetteer both use.
 """
 
-from tools.weather._sources import OPEN_METEO, WTTR, Report
+from tools.weather._sources import OPEN_METEO, WTTR, Endpoints, Report
 from tools.weather._tool import (
     DESCRIPTION,
-    Endpoints,
     WeatherInput,
     degraded_json,
     weather_tool,
