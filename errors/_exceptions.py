@@ -9,6 +9,7 @@ Tools raise these; error-to-action classifies them like any foreign error. The t
     │   │   └── ResponseTooLarge the body passed the size cap and was not read whole
     │   └── SourceSkipped        its circuit breaker is open: not called at all
     ├── NotFound                 the thing asked for does not exist: fix the input
+    ├── Gone                     nothing there to get (deleted, not carried): go on without it
     ├── InvalidInput             the caller's input is wrong: fix the input, never sent upstream
     ├── DeadlineExceeded         the whole call ran out of time: stop, answer without it
     └── OwnFault                 the app's own doing (a request it built, refused): escalate
@@ -47,6 +48,7 @@ __all__ = [
     "BadSetting",
     "BadUpstreamData",
     "DeadlineExceeded",
+    "Gone",
     "InvalidInput",
     "NotFound",
     "OwnFault",
@@ -109,6 +111,12 @@ class NotFound(ToolError):
         self.what = what
 
 
+class Gone(ToolError):
+    """What was asked for is not there to get — deleted, expired, or not carried by this
+    source (a fallback that lists fewer things) — although the request was fine: go on without
+    it, never tell the caller to change it."""
+
+
 class InvalidInput(ToolError):
     """The caller's input is wrong; `problem` and `fix` are plain phrases for a reader."""
 
@@ -146,24 +154,26 @@ def facts_from(error: BaseException | str, now: datetime | None = None, context:
     if isinstance(error, str):
         return facts_from_text(clean_text(error), now, context)
     if isinstance(error, ToolError):
-        return from_ours(error, now)._replace(context=context)
+        return from_ours(error, now, context)
     if isinstance(error, ValidationError):
         return from_validation(error)._replace(context=context)
-    return from_foreign(error, now)._replace(context=context)
+    return from_foreign(error, now, context)
 
 
 # --- our own errors -------------------------------------------------------------------------
 
 
-def from_ours(error: ToolError, now: datetime | None) -> Facts:
+def from_ours(error: ToolError, now: datetime | None, context: str = "") -> Facts:
     """The facts a tool put in its exception."""
     base = Facts(Signal.UNKNOWN, clean_text(error.reason), exception=type(error).__name__)
-    base = base._replace(source=error.source)
+    base = base._replace(source=error.source, context=context)
     match error:
         case UpstreamStatus():
-            return _upstream_status(base, error, now)
+            return _upstream_status(base, error, now, context)
         case NotFound():
             return _signalled(base, Signal.NOT_FOUND, subject=error.subject, what=error.what)
+        case Gone():
+            return _signalled(base, Signal.GONE)
         case InvalidInput():
             fields = {"field": error.field, "problem": error.problem, "fix": error.fix}
             return _signalled(base, Signal.INVALID_INPUT, **fields)
@@ -175,14 +185,16 @@ def from_ours(error: ToolError, now: datetime | None) -> Facts:
             return _signalled(base, Signal.DEADLINE)
         case OwnFault():
             return _signalled(base, Signal.INTERNAL)
-    said = facts_from_text(base.text, now)  # a plain ToolError: its words are all there is
+    said = facts_from_text(base.text, now, context)  # a plain ToolError: its words are all
     return said._replace(exception=base.exception, source=base.source)
 
 
-def _upstream_status(base: Facts, error: UpstreamStatus, now: datetime | None) -> Facts:
+def _upstream_status(
+    base: Facts, error: UpstreamStatus, now: datetime | None, context: str
+) -> Facts:
     """A status an upstream answered, read with what its body said ("Daily API request limit
     exceeded" is a quota until tomorrow, not a busy spell); a header's wait hint wins."""
-    said = facts_from_text(base.text, now)
+    said = facts_from_text(base.text, now, context)
     header_hint = hint_from_headers(error.headers, now)
     return said._replace(
         signal=primary(said.signals, error.status),
@@ -263,10 +275,10 @@ _EXPECTED = {
 # --- foreign exceptions ---------------------------------------------------------------------
 
 
-def from_foreign(error: BaseException, now: datetime | None) -> Facts:
+def from_foreign(error: BaseException, now: datetime | None, context: str = "") -> Facts:
     """A foreign exception: its class, errno, status and headers, and its message's words."""
     names = [cls.__name__ for cls in type(error).__mro__]
-    facts = facts_from_text(clean_text(_describe(error)), now)
+    facts = facts_from_text(clean_text(_describe(error)), now, context)
     status_facts = _status_facts(error, names, now)
     if status_facts:
         facts = facts._replace(**status_facts)

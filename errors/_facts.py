@@ -1,18 +1,21 @@
 """The one record every failure is turned into, before any policy is applied.
 
-`facts_from` (in `errors._facts_from`) builds a `Facts` from any error: a raw string or JSON
-body (`errors._from_text`), one of the project's own exceptions or a foreign one
-(`errors._from_exceptions`). Everything downstream — the rule table, the wording, the
-developer note — sees only this record. Raw text is cleaned once, by `clean_text`: cut to its
-head and tail *first* (so no step ever works on, or keeps, more than the cap), control
-characters dropped, secrets redacted.
+`facts_from` (in `errors._exceptions`) builds a `Facts` from any error: a raw string or JSON
+body (`errors._text`), one of the project's own exceptions or a foreign one. Everything
+downstream — the rule table, the wording, the developer note — sees only this record. Raw text
+is cleaned once, by `clean_text`: cut to its head and tail *first* (so no step ever works on,
+or keeps, more than the cap), control characters dropped, secrets redacted. Its words are read
+as a person reads them (`word_forms`).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from enum import StrEnum
 from typing import NamedTuple
+
+import snowballstemmer
 
 from errors._redact import redact
 
@@ -27,7 +30,10 @@ __all__ = [
     "clean_text",
     "cut",
     "normalise",
+    "stem",
+    "stemmed",
     "term",
+    "word_forms",
 ]
 
 
@@ -39,6 +45,7 @@ class Signal(StrEnum):
     NETWORK = "network"  # refused, reset, DNS, a server that hung up
     SERVER = "server"  # the service failed on its side (5xx by name, gRPC INTERNAL)
     CAPACITY = "capacity"  # overloaded, too many connections: busy, not broken
+    LATER = "later"  # the service asks to be tried later and says no more ("try again later")
     RATE_LIMIT = "rate_limit"  # too many requests in a short window
     QUOTA = "quota"  # an allowance or balance is spent
     DECLINED = "declined"  # a card or payment was declined
@@ -46,9 +53,11 @@ class Signal(StrEnum):
     EXISTS = "exists"  # the thing to create is already there
     IDEMPOTENCY = "idempotency"  # a request key reused for a different request
     TOO_LONG = "too_long"  # a prompt or conversation longer than the model takes
+    TOO_LARGE = "too_large"  # a request, a message or a file larger than the service takes
     BAD_REQUEST = "bad_request"  # the service found the request malformed
     INVALID_INPUT = "invalid_input"  # a validation error names what is wrong
     NOT_FOUND = "not_found"
+    GONE = "gone"  # nothing there to get (deleted, no longer there, or not carried by a source)
     BAD_CREDENTIALS = "bad_credentials"
     EXPIRED_TOKEN = "expired_token"  # noqa: S105 - a signal name, not a secret
     MISSING_KEY = "missing_key"
@@ -105,15 +114,17 @@ class Facts(NamedTuple):
     signals: frozenset[Signal] = frozenset()  # every signal the error gave, `signal` included
     period: Period | None = None
     billing: bool = False  # the words point at money: a plan, a balance, billing
-    words: frozenset[str] = frozenset()  # the text's words, lower-cased, for rows that ask
+    words: frozenset[str] = frozenset()  # the text's words as `stem` reads them, for rows that ask
+    cause: str = ""  # a cause the text names in plain words ("a null pointer"), for the sentence
+    code: str = ""  # a protocol's code the text quotes ("SMTP 550 5.1.1"), for the developer note
 
     def has(self, *wanted: Signal) -> bool:
         """Whether the error gave any of `wanted`."""
         return not self.signals.isdisjoint(wanted)
 
     def mentions(self, *words: str) -> bool:
-        """Whether the error's text has any of `words` (lower case) as a whole word."""
-        return not self.words.isdisjoint(words)
+        """Whether the error's text has any of `words` (in any inflection) as a whole word."""
+        return not self.words.isdisjoint(map(stem, words))
 
 
 _HEAD, _TAIL = 4096, 2048  # a traceback's cause sits at its end; a body's status at its start
@@ -138,7 +149,9 @@ def clean_text(text: str) -> str:
 
 
 class Term(NamedTuple):
-    """Words that say `signal`; matched as whole words, case-insensitively."""
+    """Words that say `signal`, matched as words are read (`word_forms`): split out of
+    identifiers, in any case and inflection. `spelled` is the phrase as the source writes it
+    (an API's `overloaded_error` is also its error type)."""
 
     phrase: str
     signal: Signal
@@ -146,13 +159,26 @@ class Term(NamedTuple):
     connect: bool = False  # said before anything was sent (refused, DNS): reconnect at once
     billing: bool = False  # money is involved: a balance, a plan, billing
     status: int = 0  # an HTTP reason phrase: the status it names
+    spelled: str = ""
+    cause: str = ""  # the cause in plain words, when the text names one ("a null pointer")
+    weak: bool = False  # a general cue: it counts only when nothing more specific is said
 
 
 def term(
-    phrase: str, signal: Signal, why: str, *, connect: bool = False, billing: bool = False
+    phrase: str,
+    signal: Signal,
+    why: str,
+    *,
+    connect: bool = False,
+    billing: bool = False,
+    status: int = 0,
+    cause: str = "",
+    weak: bool = False,
 ) -> Term:
-    """A row, its phrase normalised the way texts are (lower case, punctuation as spaces)."""
-    return Term(normalise(phrase), signal, why, connect, billing)
+    """A row, its phrase read the way texts are (`stemmed`); a phrase in another script is
+    kept as written, lower-cased, and found inside the text rather than word by word."""
+    read = stemmed(phrase) if phrase.isascii() else " ".join(phrase.lower().split())
+    return Term(read, signal, why, connect, billing, status, phrase, cause, weak)
 
 
 _ASCII = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~\t\n\r\x0b\x0c"
@@ -165,5 +191,63 @@ ASCII_SEPARATORS = bytes.maketrans(_ASCII.encode(), b" " * len(_ASCII))
 
 
 def normalise(text: str) -> str:
-    """Lower-case words separated by single spaces: the form phrases are matched in."""
+    """Lower-case words separated by single spaces (identifiers kept whole): the form codes
+    and reason phrases are read in."""
     return " ".join(text.lower().translate(SEPARATORS).split())
+
+
+# --- words, as a person reads them ------------------------------------------------------------
+
+# Where an identifier's words meet: before each capitalised word ("socketTimeout",
+# "HTTPError", "NotLeaderOrFollower") — not inside a name in capitals ("MySQL", "OpenAI",
+# "DynamoDB"), which people also write in lower case.
+_CAMEL = re.compile(r"(?<=[A-Za-z0-9])(?=[A-Z][a-z])")
+
+
+def word_forms(token: str) -> tuple[str, ...]:
+    """The words of one token, each `stem`med: an identifier is split where a person sees
+    its words ("ThrottlingException" → throttl, except; "rate_limit_error" → rate, limit,
+    error; "SQLITE_BUSY" → sqlite, busi), a plain word is one word.
+
+    Remembered for short tokens (the words of error texts repeat; a stemmer is slow), in a
+    memo of bounded size that starts afresh when full: never more than `_MEMO_SIZE` tokens of
+    at most `_MEMO_LONGEST` characters, however many texts pass."""
+    forms = _MEMO.get(token)
+    if forms is None:
+        if "_" in token or (not token.islower() and not token.isupper()):
+            words = _CAMEL.sub(" ", token.replace("_", " ")).lower().split()
+        else:
+            words = [token.lower()]
+        forms = tuple(map(stem, words))
+        if len(token) <= _MEMO_LONGEST:
+            if len(_MEMO) >= _MEMO_SIZE:
+                _MEMO.clear()
+            _MEMO[token] = forms
+    return forms
+
+
+_MEMO: dict[str, tuple[str, ...]] = {}
+_MEMO_SIZE, _MEMO_LONGEST = 50_000, 40
+
+
+_STEMMERS = threading.local()  # a Snowball stemmer keeps state while it works: one per thread
+
+
+def stem(word: str) -> str:
+    """An English word without its inflection, so that one form stands for a family:
+    throttle, throttled, throttling → "throttl"; lock, locked, locking → "lock"; exceeds,
+    exceeded → "exceed" (the Snowball English stemmer, Porter's second). It is a key, not a word
+    to show, made the same way for texts and vocabulary alike; numbers, codes and other scripts
+    are left as they are."""
+    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
+        return word
+    english = getattr(_STEMMERS, "english", None)
+    if english is None:
+        english = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return str(english.stemWord(word))
+
+
+def stemmed(text: str) -> str:
+    """`text` as its words are read: identifiers split, every word stemmed, lower case."""
+    tokens = text.translate(SEPARATORS).split()
+    return " ".join(form for token in tokens for form in word_forms(token))

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MIN_SECRET_LENGTH", "redact", "register_secret"]
+__all__ = ["MAX_QUOTED", "MIN_SECRET_LENGTH", "quotable", "redact", "register_secret"]
 
 _MASK = "[redacted]"
 MIN_SECRET_LENGTH = 6  # shorter values would mask ordinary words and numbers
@@ -130,3 +130,23 @@ def _secret_spans(lowered: str) -> list[tuple[int, int]]:
 
 def _keep_label(match: re.Match[str]) -> str:
     return (match.group(match.lastindex) if match.lastindex else "") + _MASK
+
+
+# --- a value a sentence may repeat ----------------------------------------------------------
+
+MAX_QUOTED = 40  # the longest value a sentence repeats
+_WEB = re.compile(r"://|\bwww\.|\.(?:com|org|net|io|dev|ai|app|co|in)\b", re.IGNORECASE)
+
+
+def quotable(value: str) -> str:
+    """`value` as a sentence may repeat it in quotes, or "" when it may not: a name of a few
+    words (a place, a time zone, a queue) that holds no secret, no control character, no quote
+    mark and no web address, cut to `MAX_QUOTED` characters."""
+    value = " ".join(value.split()).strip(" .,;:")
+    if not value or len(value.split()) > 4 or not any(c.isalnum() for c in value):
+        return ""
+    if not value.isprintable() or any(q in value for q in '“”"`') or _WEB.search(value):
+        return ""
+    if redact(value) != value:
+        return ""
+    return value if len(value) <= MAX_QUOTED else f"{value[: MAX_QUOTED - 1]}…"

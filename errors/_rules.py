@@ -90,7 +90,10 @@ def _write_access(f: Facts) -> bool:
     return f.mentions("write") and f.mentions("access")
 
 
-_ADMIN = ("sso", "saml", "administrator", "admin", "organization", "organisation", "role", "policy")
+_ADMIN = (
+    *("sso", "saml", "administrator", "admin", "organization", "organisation", "role"),
+    *("policy", "tenant"),
+)
 _CLIENT_ERRORS = range(400, 500)
 _SERVER_ERRORS = range(500, 600)
 
@@ -127,7 +130,18 @@ RULES: tuple[Rule, ...] = (
         "a declined card is the payer's to change, not an exhausted quota of ours",
         signals=[S.DECLINED],
     ),
-    row(k.TOO_LONG, "too long is too long however often it is sent", signals=[S.TOO_LONG]),
+    row(
+        k.TOO_LONG,
+        "too long is too long however often it is sent",
+        signals=[S.TOO_LONG],
+        when=lambda f: f.status != 429 and f.period is None and not f.mentions("wait", "later"),
+    ),
+    row(
+        k.RATE_LIMIT,
+        "too many tokens with a 429, a period or a wait asked for: a rate of tokens, not a "
+        "prompt too long",
+        signals=[S.TOO_LONG],
+    ),
     row(
         k.IDEMPOTENCY,
         "the key belongs to another request (in flight, or with other parameters): resending "
@@ -222,8 +236,27 @@ RULES: tuple[Rule, ...] = (
         signals=[S.FORBIDDEN],
         statuses=[403],
     ),
-    row(k.NOTHING_THERE, "404/410: nothing there; go on without it", statuses=[404, 410]),
-    row(k.TOO_LARGE, "413: send less", statuses=[413]),
+    row(
+        k.INTERNAL,
+        "a bug the error names (a null pointer, a missing module, an address in use): no "
+        "retry or correction of the input helps; developers act",
+        signals=[S.INTERNAL],
+        when=lambda f: bool(f.cause) and not f.has(S.BAD_DATA),  # JSON's SyntaxError is data
+    ),
+    row(
+        k.NOTHING_THERE,
+        "410 and its words (deleted, no longer there), or a source that does not carry the "
+        "thing: go on without it",
+        signals=[S.GONE],
+        statuses=[410],
+    ),
+    row(
+        k.NO_SUCH_NAME,
+        "404: a name the caller chose (a model, a package, a repository, a place) that does "
+        "not exist; correct it",
+        statuses=[404],
+    ),
+    row(k.TOO_LARGE, "413 and its words: send less", signals=[S.TOO_LARGE], statuses=[413]),
     row(
         k.NETWORK,
         "refused or not resolved: nothing was sent, whatever other words the text has",
@@ -259,6 +292,11 @@ RULES: tuple[Rule, ...] = (
         "400/422 and their words: fix, then resend",
         signals=[S.BAD_REQUEST, S.INVALID_INPUT],
         statuses=_CLIENT_ERRORS,
+    ),
+    row(
+        k.UNAVAILABLE,
+        "the service asks to be tried later and says no more: wait, as for a 503",
+        signals=[S.LATER],
     ),
     row(
         k.SERVER,

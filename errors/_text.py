@@ -25,6 +25,7 @@ midnight). A period the error names ("per day") gives the time until that period
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
@@ -33,15 +34,18 @@ from typing import NamedTuple
 
 from errors import (
     _vocab_api,
+    _vocab_brokers,
     _vocab_clients,
     _vocab_db,
     _vocab_grpc,
     _vocab_http,
+    _vocab_mail,
     _vocab_os,
     _vocab_tls,
     _vocab_words,
 )
-from errors._facts import ASCII_SEPARATORS, SEPARATORS, Facts, Period, Signal, Term
+from errors._facts import ASCII_SEPARATORS, SEPARATORS, Facts, Period, Signal, Term, word_forms
+from errors._redact import quotable
 from errors._vocab_api import STATUS_OF_TYPE
 from errors._vocab_http import ERROR_STATUSES, OWN_PHRASES
 
@@ -68,6 +72,7 @@ TERMS: tuple[Term, ...] = (
     *_vocab_http.TERMS,
     *_vocab_grpc.TERMS,
     *_vocab_db.TERMS,
+    *_vocab_brokers.TERMS,
     *_vocab_api.TERMS,
     *_vocab_clients.TERMS,
     *_vocab_words.TERMS,
@@ -75,7 +80,8 @@ TERMS: tuple[Term, ...] = (
 
 
 # Under each anchor: the one-word terms (found as soon as the anchor is), and the longer
-# phrases with their padded form, to be checked as whole words.
+# phrases with their padded form, to be checked as whole words. Phrases in another script
+# are looked for inside the text instead (Chinese and Japanese put no spaces between words).
 _Entry = tuple[tuple[Term, ...], tuple[tuple[str, Term], ...]]
 
 
@@ -93,48 +99,80 @@ def _index(terms: Iterable[Term]) -> dict[str, _Entry]:
     return {a: (tuple(words.get(a, ())), tuple(phrases.get(a, ()))) for a in anchors}
 
 
-_INDEX = _index(TERMS)
+_INDEX = _index(t for t in TERMS if t.phrase.isascii())
+_OTHER_SCRIPTS = tuple((t.phrase, t) for t in TERMS if not t.phrase.isascii())
 _RANK = {id(term): rank for rank, term in enumerate(TERMS)}
 _ANCHORS = frozenset(_INDEX)
 
 
 class Words(NamedTuple):
-    """A text read once: its normalised form (padded with spaces) and its set of words.
+    """A text read once (a named tuple: built once per text, cheaply).
 
-    (A named tuple: built once per text, and cheaper to build than a frozen dataclass.)
+    `padded` and `words` are its tokens as written, lower-cased — where codes, statuses and
+    error types are read ("http 1 1 503", "sqlite_busy"). `stems` and `stemmed` are the same
+    text the way a person reads it (`word_forms`): identifiers split into words, inflections
+    folded ("sqlite busy", "throttl exception") — where the vocabulary is looked up.
     """
 
     padded: str
     words: frozenset[str]
+    stems: str
+    stemmed: frozenset[str]
+    lowered: str
 
 
 def read(text: str) -> Words:
     """`text` normalised and split, for `find` and the other readers."""
-    lowered = text.lower()
-    if lowered.isascii():  # the same translation, done on bytes (several times faster)
-        split = lowered.encode().translate(ASCII_SEPARATORS).decode().split()
+    if text.isascii():  # the same translation, done on bytes (several times faster)
+        tokens = text.encode().translate(ASCII_SEPARATORS).decode().split()
     else:
-        split = lowered.translate(SEPARATORS).split()
-    return Words(f" {' '.join(split)} ", frozenset(split))
+        tokens = text.translate(SEPARATORS).split()
+    lowered = " ".join(tokens).lower()
+    forms = [form for token in tokens for form in word_forms(token)]
+    return Words(
+        f" {lowered} ",
+        frozenset(lowered.split()),
+        f" {' '.join(forms)} ",
+        frozenset(forms),
+        text.lower(),
+    )
 
 
 def find(words: Words) -> list[Term]:
     """Every term whose words occur in the text, as whole words, in the order the text names
     them (then in vocabulary order): which of two reason phrases names the status must not
-    depend on a set's order, which changes with the hash seed."""
+    depend on a set's order, which changes with the hash seed. A term found only inside a
+    longer one ("not found" in "module not found") is the longer one's, and is dropped."""
     hits: list[tuple[int, int, Term]] = []
-    padded = words.padded
-    for anchor in words.words & _ANCHORS:
+    stems = words.stems
+    for anchor in words.stemmed & _ANCHORS:
         single, phrases = _INDEX[anchor]
         if single:
-            at = padded.find(f" {anchor} ")
+            at = stems.find(f" {anchor} ")
             hits += [(at, _RANK[id(term)], term) for term in single]
         for phrase, candidate in phrases:  # a plain loop: most anchors have no phrase
-            at = padded.find(phrase)
+            at = stems.find(phrase)
             if at >= 0:
                 hits.append((at, _RANK[id(candidate)], candidate))
+    if not words.lowered.isascii():
+        end = len(stems)  # after the words: the order among them does not matter
+        hits += [(end, _RANK[id(t)], t) for p, t in _OTHER_SCRIPTS if p in words.lowered]
+    if len(hits) > 1:
+        hits = _outermost(hits)
     hits.sort(key=_POSITION)
     return [term for _, _, term in hits]
+
+
+def _outermost(hits: list[tuple[int, int, Term]]) -> list[tuple[int, int, Term]]:
+    """The hits not lying inside a longer hit."""
+    spans = [(at, at + len(term.phrase), term) for at, _, term in hits]
+    return [
+        hit
+        for hit, (start, end, term) in zip(hits, spans, strict=True)
+        if not any(
+            s <= start and end <= e and len(t.phrase) > len(term.phrase) for s, e, t in spans
+        )
+    ]
 
 
 _POSITION = itemgetter(0, 1)
@@ -217,6 +255,93 @@ def _is_name(name: str) -> bool:
     return name.isidentifier() and len(name) <= 30 and name.lower() not in _NOT_NAMES
 
 
+# --- the thing an error is about, and the value it quotes -----------------------------------
+
+# A quoted value: '…', "…", `…`, ‘…’, “…”, «…» (short: a name, not a sentence).
+_QUOTED = re.compile(
+    r"'([^'\n]{1,80})'|\"([^\"\n]{1,80})\"|`([^`\n]{1,80})`|‘([^’\n]{1,80})’|“([^”\n]{1,80})”"
+    r"|«([^»\n]{1,80})»"
+)
+# An unquoted one the error introduces: "… with key Mars/Olympus", "named foo", "with ID: 3".
+_KEYED = re.compile(
+    r"(?i)\b(?:with (?:the )?(?:key|id|name)|named|called|found for)\s*:?\s*([^\s'\"`,;]+)"
+)
+# What follows the value in the sentence that says what is wrong with it.
+_VERDICT = re.compile(
+    r"(?i)^\W{0,3}(?:does not exist|doesn't exist|not found|was not found|could not be found"
+    r"|is not valid|is invalid|is not a valid|is unknown|not recogni[sz]ed|already exists"
+    r"|is already (?:taken|in use))"
+)
+_CLAUSE = re.compile(r"[:;,.!?()\[\]{}<>=|]")
+# Words around a name that are not the kind of thing it names.
+_NOT_NOUNS = frozenset(
+    {"no", "unknown", "invalid", "nonexistent", "missing", "unrecognized", "unrecognised"}
+    | {"unsupported", "bad", "the", "a", "an", "such", "specified", "given", "requested"}
+    | {"provided", "this", "that", "found", "with", "key", "id", "name", "named", "called"}
+    | {"for", "of", "in", "on", "to", "by", "not", "error", "exception", "message", "reason"}
+    | {"value", "find", "get", "fetch", "load", "open", "stat", "access", "locate", "resolve"}
+    | {"read", "create", "delete", "update", "use", "is", "was", "could", "cannot", "unable"}
+    | {"matching"}
+)
+
+
+def named_value(text: str, context: str = "") -> tuple[str, str] | None:
+    """(what, value): the thing the error is about and the value it quotes for it —
+    "no queue 'integer-addition'" → ("queue", "integer-addition"), "No time zone found with key
+    Mars/Olympus" → ("time zone", "Mars/Olympus") — or None.
+
+    Both may reach a sentence, so neither is taken on the error's word alone: `what` must be a
+    kind of thing (`THINGS`) or named in `context` (the operation and the caller's request),
+    and `value` is kept only when the caller's request holds it too — it is the caller's own,
+    the error only says which one was wrong — made safe to repeat (`quotable`); else it is
+    "". Text that merely looks like a name ("the user must run 'rm -rf /'") stays out."""
+    context = context.lower()
+    head = text[:2000]
+    candidates: list[tuple[int, str]] = []
+    for match in _QUOTED.finditer(head):
+        value = next(group for group in match.groups() if group)
+        if len(value.split()) > 4:  # a quoted sentence: the name is inside it
+            inside = named_value(value, context)
+            if inside is not None:
+                return inside
+            continue
+        candidates.append((match.start(), value))
+        if _VERDICT.match(head, match.end()):
+            candidates.insert(0, candidates.pop())  # the one the error says is wrong
+            break
+    candidates += [(match.start(), match[1]) for match in _KEYED.finditer(head)]
+    for start, value in candidates:
+        what = _noun_before(head[:start])
+        if what in _vocab_words.THINGS or (what and what in context):
+            safe = quotable(value)
+            return what, safe if safe and safe.lower() in context else ""
+    thing = _THING.search(head.lower())  # no value quoted: "model not found", "no such table"
+    if thing is not None:
+        words = (thing[1] or thing[2]).split()
+        for what in (" ".join(words[-2:]), words[-1]):
+            if what in _vocab_words.THINGS:
+                return what, ""
+    return None
+
+
+_THING = re.compile(
+    r"\b([a-z]+(?: [a-z]+)?) (?:not found|does not exist|doesn't exist|could not be found)"
+    r"|\b(?:no such|unknown) ([a-z]+(?: [a-z]+)?)"
+)
+
+
+def _noun_before(text: str) -> str:
+    """The one or two words naming a thing just before a value, in its own clause."""
+    clause = _CLAUSE.split(text)[-1].split()
+    words = [w.lower() for w in clause if w.isalpha()]
+    while words and words[-1] in _NOT_NOUNS:
+        words.pop()
+    kept = words[-2:]
+    while kept and kept[0] in _NOT_NOUNS:
+        kept.pop(0)
+    return " ".join(kept)
+
+
 # --- facts from a text -------------------------------------------------------------------
 
 # The signal that names a record, most telling first (the rule table looks at them all).
@@ -229,6 +354,7 @@ _PRECEDENCE = (
     Signal.CERTIFICATE,
     Signal.DECLINED,
     Signal.TOO_LONG,
+    Signal.TOO_LARGE,
     Signal.IDEMPOTENCY,
     Signal.EXISTS,
     Signal.QUOTA,
@@ -240,6 +366,8 @@ _PRECEDENCE = (
     Signal.FORBIDDEN,
     Signal.TIMEOUT,
     Signal.CONFLICT,
+    Signal.LATER,
+    Signal.GONE,
     Signal.NOT_FOUND,
     Signal.INVALID_INPUT,
     Signal.BAD_REQUEST,
@@ -254,36 +382,65 @@ _NOT_A_SIGNAL = frozenset({Signal.STATUS})  # a status is read as a number, not 
 _COUNTED = frozenset({Signal.RATE_LIMIT, Signal.QUOTA})  # the signals that count over a period
 # A found term's flags and status, read in C (`map`), not in a generator: this runs per text.
 _CONNECT, _BILLING, _STATUS = attrgetter("connect"), attrgetter("billing"), attrgetter("status")
+_WEAK = attrgetter("weak")
 
 
 def facts_from_text(text: str, now: datetime | None = None, context: str = "") -> Facts:
-    """The facts of a cleaned error text."""
+    """The facts of a cleaned error text.
+
+    The evidence is read in layers, the most specific first: the vocabulary's terms and the
+    codes of the protocols the text quotes (errno, gRPC, SQLSTATE, JSON-RPC, curl); then, if
+    they say nothing, the class of a mail server's reply; then, if still nothing, the general
+    cues a person reads without knowing the system ("try again later", "locked", "denied").
+    """
     words = read(text)
     found = find(words)
+    strong = list(itertools.filterfalse(_WEAK, found))
     errno_found, errno_connect = errno_signals(text, words)
-    signals = signals_of(found) | errno_found | grpc_signals(words)
+    curl_found, curl_connect = curl_signals(words)
+    signals = signals_of(strong) | errno_found | curl_found | grpc_signals(words)
     signals |= sqlstate_signals(text, words) | json_rpc_signals(text)
     signals -= _NOT_A_SIGNAL
     upstream_type = _upstream_type(text, words, found)
-    status = _status(text, words, found, upstream_type)
+    mail = mail_reply(text, words)
+    status = None if mail else _status(text, words, found, upstream_type)
+    if not signals:  # the general cues, within what a mail server's reply class allows
+        cues = signals_of(filter(_WEAK, found)) - _NOT_A_SIGNAL
+        signals = cues & _TRANSIENT if mail and mail.transient else cues
+        if not signals and mail:
+            signals = mail.signals
     period = None if signals.isdisjoint(_COUNTED) else period_in(words)
     field = field_in(text) if Signal.INVALID_INPUT in signals else None
+    named = named_value(text, context) if not signals.isdisjoint(_NAMING) else None
     return Facts(
         primary(signals, status),
         text,
         status=status,
         upstream_type=upstream_type,
         hint_s=_hint(text, words, period, now),
-        connect_phase=errno_connect or any(map(_CONNECT, found)),
+        connect_phase=errno_connect or curl_connect or any(map(_CONNECT, strong)),
         signals=signals,
         period=period,
-        billing=any(map(_BILLING, found)),
+        billing=any(map(_BILLING, strong)),
         field=field and field[0],
         problem=field and field[1],
         fix=field and field[2],
+        subject=named and named[1],
+        what=named and named[0],
         context=context,
-        words=words.words,
+        words=words.stemmed,
+        cause=next((t.cause for t in found if t.cause), ""),
+        code=mail.code if mail else "",
     )
+
+
+# What a mail server's transient reply (4xx) can still turn out to be, whatever its words.
+_TRANSIENT = frozenset(
+    {Signal.LATER, Signal.RATE_LIMIT, Signal.CAPACITY, Signal.SERVER, Signal.NETWORK}
+    | {Signal.TIMEOUT, Signal.CONFLICT, Signal.QUOTA}
+)
+# The signals whose sentence names the thing the error is about, when the error quotes it.
+_NAMING = frozenset({Signal.NOT_FOUND, Signal.BAD_REQUEST, Signal.INVALID_INPUT, Signal.EXISTS})
 
 
 def primary(signals: frozenset[Signal], status: int | None) -> Signal:
@@ -306,20 +463,18 @@ def _status(text: str, words: Words, found: list[Term], upstream: str | None) ->
 
 # The one-word codes and types of the APIs' error bodies ("overloaded_error", "ExpiredToken").
 _UPSTREAM = frozenset(
-    t.phrase for t in (*_vocab_api.TERMS, *_vocab_grpc.TERMS) if " " not in t.phrase
+    t.spelled.lower() for t in (*_vocab_api.TERMS, *_vocab_grpc.TERMS) if " " not in t.spelled
 )
-
-
 _TYPES = frozenset(STATUS_OF_TYPE)
 
 
 def _upstream_type(text: str, words: Words, found: list[Term]) -> str | None:
     """The first error code or type of a known API that the text quotes, as it spells it."""
-    codes = [t.phrase for t in found if t.phrase in _UPSTREAM]
+    codes = [t.spelled.lower() for t in found if t.spelled.lower() in _UPSTREAM]
     codes += words.words & _TYPES
     if not codes:
         return None
-    lowered = text.lower()
+    lowered = words.lowered
     placed = [(lowered.find(code), code) for code in codes if code in lowered]
     if not placed:
         return None
@@ -375,21 +530,30 @@ _STATUS_ANCHORS = frozenset(
 
 
 def status_in(text: str, words: Words) -> int | None:
-    """The first anchored HTTP error status in the text, if any."""
+    """The anchored HTTP error status in the text; of several, the last: a wrapper quotes the
+    status it got after its own ("HttpError 500: … 'code': 404"), so the inner one is the
+    cause. A status the text says was expected ("expected 200 but got …") is not one."""
     if words.words.isdisjoint(_STATUS_WORDS):
         return None
     colon: set[int] | None = None  # the codes followed by a colon, read once if ever needed
+    status = None
     for match in _NUMBER.finditer(words.padded):
         code = int(match.group(1))
-        if code not in ERROR_STATUSES:
+        if code not in ERROR_STATUSES or _expected(words.padded, match):
             continue
         if _anchored(words.padded, match, code):
-            return code
+            status = code
+            continue
         if colon is None:
             colon = {int(code) for code in _BEFORE_COLON.findall(text)}
         if code in colon:
-            return code
-    return None
+            status = code
+    return status
+
+
+def _expected(padded: str, match: re.Match[str]) -> bool:
+    before = padded[max(0, match.start(1) - 32) : match.start(1)].split()[-3:]
+    return "expected" in before or "expecting" in before
 
 
 def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
@@ -472,6 +636,71 @@ def json_rpc_signals(text: str) -> frozenset[Signal]:
         if signal is not None:
             found.add(signal)
     return frozenset(found)
+
+
+class MailReply(NamedTuple):
+    """A mail server's reply code, as the text quotes it: "SMTP 550 5.1.1"."""
+
+    code: str
+    transient: bool  # 4xx: the same message may go through later
+    signals: frozenset[Signal]  # what the code says, when the words say nothing
+
+
+# "550 5.1.1", "550-5.1.1", "421 4.7.0": a basic code and an enhanced one of the same class.
+_PAIRED = re.compile(r"(?<![\d.])([45]\d\d)[ -]([45])\.(\d{1,3})\.(\d{1,3})(?![\d.])")
+_ENHANCED = re.compile(r"(?<![\d.])([45])\.(\d{1,3})\.(\d{1,3})(?![\d.])")
+_BASIC = re.compile(r"(?<![\d.])([45][0-5]\d)(?![\d.])")
+_HTTP_WORDS = frozenset({"http", "https", "status", "statuscode", "status_code"})
+
+
+def mail_reply(text: str, words: Words) -> MailReply | None:
+    """The mail server's reply the text quotes, if it is one: a basic code paired with an
+    enhanced one, or either alone in a text about mail (or leading it)."""
+    if not any(map(text.__contains__, "45")):
+        return None
+    paired = _PAIRED.search(text)
+    if paired:
+        basic, enhanced = int(paired[1]), ".".join(paired.group(2, 3, 4))
+    else:
+        about_mail = not words.stemmed.isdisjoint(_vocab_mail.MARKERS)
+        found = _ENHANCED.search(text)
+        if found is None or not (about_mail or found.start() == 0):
+            found = None
+        over_http = not words.words.isdisjoint(_HTTP_WORDS)  # "HTTP 503" while sending mail
+        single = _BASIC.search(text) if about_mail and not over_http else None
+        if found is None and (single is None or int(single[1]) not in _vocab_mail.BASIC):
+            return None
+        basic = int(single[1]) if single and found is None else 0
+        enhanced = ".".join(found.groups()) if found else ""
+    return MailReply(
+        f"SMTP {basic or ''} {enhanced}".replace("  ", " ").strip(),
+        (enhanced or str(basic)).startswith("4"),
+        frozenset({_mail_signal(basic, enhanced)}),
+    )
+
+
+def _mail_signal(basic: int, enhanced: str) -> Signal:
+    """What a reply code says: its enhanced code's detail, or subject, or its basic code."""
+    if enhanced in _vocab_mail.DETAILS:
+        return _vocab_mail.DETAILS[enhanced]
+    if enhanced.startswith("4"):
+        return _vocab_mail.TRANSIENT
+    if enhanced:
+        return _vocab_mail.SUBJECTS.get(int(enhanced.split(".")[1]), _vocab_mail.PERMANENT)
+    return _vocab_mail.BASIC[basic]
+
+
+_CURL = re.compile(r" curl (?:error )?(\d{1,2}) ")
+
+
+def curl_signals(words: Words) -> tuple[frozenset[Signal], bool]:
+    """The signals of the curl exit codes the text quotes ("curl: (6)", "cURL error 28"), and
+    whether one says nothing was sent."""
+    if "curl" not in words.words:
+        return frozenset(), False
+    codes = [int(code) for code in _CURL.findall(words.padded)]
+    found = frozenset(_vocab_clients.CURL_CODES[c] for c in codes if c in _vocab_clients.CURL_CODES)
+    return found, any(code in _vocab_clients.CURL_CONNECT for code in codes)
 
 
 _SQLSTATE = re.compile(r"sqlstate\W{0,3}([0-9a-z]{5})")

@@ -31,23 +31,22 @@ STATUS_OF_TYPE = {
     "overloaded_error": 529,
 }
 
-_Q = {"billing": True}
 
 TERMS: tuple[Term, ...] = (
     # Anthropic error.type (OpenAI shares invalid_request_error)
     term("invalid_request_error", S.BAD_REQUEST, "Anthropic and OpenAI: a malformed request"),
     term("not_found_error", S.NOT_FOUND, "Anthropic: no such resource"),
     term("authentication_error", S.BAD_CREDENTIALS, "Anthropic: bad API key"),
-    term("billing_error", S.QUOTA, "Anthropic: billing", **_Q),
+    term("billing_error", S.QUOTA, "Anthropic: billing", billing=True),
     term("permission_error", S.FORBIDDEN, "Anthropic: key lacks permission"),
     term("rate_limit_error", S.RATE_LIMIT, "Anthropic: rate limit"),
     term("api_error", S.SERVER, "Anthropic: internal error"),
     term("overloaded_error", S.CAPACITY, "Anthropic: overloaded"),
     term("timeout_error", S.TIMEOUT, "Anthropic: the request timed out"),
     term("prompt is too long", S.TOO_LONG, "Anthropic: prompt over the context window"),
-    term("credit balance is too low", S.QUOTA, "Anthropic: prepaid credits spent", **_Q),
+    term("credit balance is too low", S.QUOTA, "Anthropic: prepaid credits spent", billing=True),
     # OpenAI / Azure OpenAI error.code and messages
-    term("insufficient_quota", S.QUOTA, "OpenAI: the account's quota is spent", **_Q),
+    term("insufficient_quota", S.QUOTA, "OpenAI: the account's quota is spent", billing=True),
     term("rate_limit_exceeded", S.RATE_LIMIT, "OpenAI: a rate limit"),
     term("context_length_exceeded", S.TOO_LONG, "OpenAI: over the context length"),
     term("maximum context length", S.TOO_LONG, "OpenAI: over the context length"),
@@ -114,8 +113,8 @@ TERMS: tuple[Term, ...] = (
     term("Idempotent Key", S.IDEMPOTENCY, "Stripe 409: the key is in use by another request"),
     term("idempotency_key_in_use", S.IDEMPOTENCY, "Stripe 409 code"),
     term("resource_missing", S.NOT_FOUND, "Stripe: no such object"),
-    term("balance_insufficient", S.QUOTA, "Stripe: the account balance", **_Q),
-    term("insufficient funds in your Stripe account", S.QUOTA, "Stripe: balance", **_Q),
+    term("balance_insufficient", S.QUOTA, "Stripe: the account balance", billing=True),
+    term("insufficient funds in your Stripe account", S.QUOTA, "Stripe: balance", billing=True),
     # GitHub
     term("Bad credentials", S.BAD_CREDENTIALS, "GitHub 401"),
     term("API rate limit exceeded", S.RATE_LIMIT, "GitHub primary rate limit"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from errors._facts import Signal as S
 from errors._facts import Term, term
 
-__all__ = ["CONNECT_CLASSES", "SIGNAL_OF_CLASS", "TERMS"]
+__all__ = ["CONNECT_CLASSES", "CURL_CODES", "CURL_CONNECT", "SIGNAL_OF_CLASS", "TERMS"]
 
 _NET, _TIME, _DATA = S.NETWORK, S.TIMEOUT, S.BAD_DATA
 
@@ -133,3 +133,29 @@ TERMS: tuple[Term, ...] = (
     term("Operation cannot be fulfilled on", S.CONFLICT, "Kubernetes 409 Conflict"),
     term("etcdserver: request timed out", _TIME, "Kubernetes: etcd did not answer in time"),
 )
+
+# curl's exit codes ("curl: (28) …", PHP's "cURL error 28: …"), from libcurl-errors(3).
+CURL_CODES: dict[int, S] = {
+    1: S.BAD_REQUEST,  # unsupported protocol
+    3: S.BAD_REQUEST,  # the URL is malformed
+    5: _NET,  # could not resolve the proxy
+    6: _NET,  # could not resolve the host
+    7: _NET,  # could not connect
+    9: S.FORBIDDEN,  # remote access denied
+    16: _NET,  # HTTP/2 framing layer
+    18: _NET,  # partial file: the transfer was cut
+    27: S.OUT_OF_MEMORY,
+    28: _TIME,  # operation timed out
+    35: _NET,  # the TLS handshake failed
+    47: _DATA,  # too many redirects
+    52: _NET,  # the server replied nothing
+    55: _NET,  # failed sending data
+    56: _NET,  # failure receiving data
+    58: S.CERTIFICATE,  # problem with the local certificate
+    60: S.CERTIFICATE,  # the peer's certificate could not be verified
+    67: S.BAD_CREDENTIALS,  # the login was denied
+    77: S.CERTIFICATE,  # problem reading the CA certificates
+    78: S.NOT_FOUND,  # the remote file was not found
+    92: _NET,  # an HTTP/2 stream error
+}
+CURL_CONNECT = frozenset({5, 6, 7})  # nothing was sent

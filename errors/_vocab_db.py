@@ -1,4 +1,5 @@
-"""Databases: PostgreSQL's SQLSTATE classes and messages, MySQL's and Redis's common errors.
+"""Databases: PostgreSQL's SQLSTATE classes and messages; MySQL's, SQLite's, MongoDB's and
+Redis's common errors.
 
 Sources of truth: PostgreSQL's errcodes (Appendix A of its manual: class 08 connection
 exceptions, 23505 unique violation, 28 invalid authorization, 3D000/42P01 missing objects,
@@ -6,7 +7,8 @@ exceptions, 23505 unique violation, 28 invalid authorization, 3D000/42P01 missin
 resources, 55P03 lock not available, 57014 query cancelled, 57P01–57P03 shutdown and start-up)
 with the server's message texts; MySQL's server and client error reference (ER_* and CR_*
 codes with their messages); Redis's error prefixes (OOM, LOADING, BUSY, NOAUTH, WRONGPASS,
-READONLY, MASTERDOWN, TRYAGAIN).
+READONLY, MASTERDOWN, TRYAGAIN); SQLite's result codes (`SQLITE_BUSY`, …, as its C API
+names them); MongoDB's server error names (its `error_codes.yml`).
 """
 
 from __future__ import annotations
@@ -98,4 +100,21 @@ TERMS: tuple[Term, ...] = (
     term("MASTERDOWN", S.SERVER, "Redis: link with the primary is down"),
     term("TRYAGAIN", S.CONFLICT, "Redis Cluster: multi-key operation during resharding"),
     term("Error 111 connecting to", S.NETWORK, "redis-py: ECONNREFUSED", connect=True),
+    # SQLite result codes
+    term("SQLITE_BUSY", S.CONFLICT, "SQLite 5: another connection holds the lock"),
+    term("SQLITE_LOCKED", S.CONFLICT, "SQLite 6: a table locked within the connection"),
+    term("SQLITE_FULL", S.DISK_FULL, "SQLite 13: the disk is full"),
+    term("SQLITE_CONSTRAINT_UNIQUE", S.EXISTS, "SQLite 2067: a unique constraint"),
+    term("SQLITE_READONLY", S.PERMISSION, "SQLite 8: a read-only database"),
+    term("attempt to write a readonly database", S.PERMISSION, "SQLite 8"),
+    term("unable to open database file", S.PERMISSION, "SQLite 14 SQLITE_CANTOPEN"),
+    # MongoDB server error names
+    term("NotWritablePrimary", S.SERVER, "MongoDB 10107: failover, retryable"),
+    term("NotPrimaryNoSecondaryOk", S.SERVER, "MongoDB 13435: failover, retryable"),
+    term("PrimarySteppedDown", S.SERVER, "MongoDB 189: failover, retryable"),
+    term("InterruptedAtShutdown", S.SERVER, "MongoDB 11600: a node going down"),
+    term("MaxTimeMSExpired", S.TIMEOUT, "MongoDB 50: the operation's time limit"),
+    term("NamespaceNotFound", S.NOT_FOUND, "MongoDB 26: no such collection"),
+    term("DuplicateKey", S.EXISTS, "MongoDB 11000"),
+    term("E11000", S.EXISTS, "MongoDB 11000: a duplicate key"),
 )

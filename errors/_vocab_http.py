@@ -66,7 +66,7 @@ OWN_PHRASES = _own_phrases()
 
 TERMS: tuple[Term, ...] = (
     *(
-        Term(phrase, S.STATUS, f"HTTP {code} reason phrase", status=code)
+        term(phrase, S.STATUS, f"HTTP {code} reason phrase", status=code)
         for phrase, code in REASON_PHRASES.items()
     ),
     term("Unauthorized", S.BAD_CREDENTIALS, "RFC 9110 401 reason phrase, or the word"),

@@ -84,7 +84,7 @@ ERRNO_NUMBERS: dict[int, str] = {
     11002: "EAI_AGAIN",  # WSATRY_AGAIN
     11004: "EAI_NODATA",  # WSANO_DATA
 }
-_NET, _TIME, _CONNECT = S.NETWORK, S.TIMEOUT, {"connect": True}
+_NET, _TIME = S.NETWORK, S.TIMEOUT
 
 TERMS: tuple[Term, ...] = (
     # Names as texts print them (Node's "connect ECONNREFUSED", libuv, Go's syscall names).
@@ -92,15 +92,15 @@ TERMS: tuple[Term, ...] = (
         term(name, signal, f"errno name {name}", connect=name in CONNECT_NAMES)
         for name, signal in ERRNO_NAMES.items()
     ),
-    term("ENOTFOUND", _NET, "Node: getaddrinfo found no such host", **_CONNECT),
+    term("ENOTFOUND", _NET, "Node: getaddrinfo found no such host", connect=True),
     term("ESOCKETTIMEDOUT", _TIME, "Node request: socket timed out"),
     # glibc strerror
-    term("Connection refused", _NET, "strerror(ECONNREFUSED)", **_CONNECT),
+    term("Connection refused", _NET, "strerror(ECONNREFUSED)", connect=True),
     term("Connection reset by peer", _NET, "strerror(ECONNRESET)"),
     term("Software caused connection abort", _NET, "strerror(ECONNABORTED)"),
-    term("Network is unreachable", _NET, "strerror(ENETUNREACH)", **_CONNECT),
-    term("Network is down", _NET, "strerror(ENETDOWN)", **_CONNECT),
-    term("No route to host", _NET, "strerror(EHOSTUNREACH)", **_CONNECT),
+    term("Network is unreachable", _NET, "strerror(ENETUNREACH)", connect=True),
+    term("Network is down", _NET, "strerror(ENETDOWN)", connect=True),
+    term("No route to host", _NET, "strerror(EHOSTUNREACH)", connect=True),
     term("Host is down", _NET, "strerror(EHOSTDOWN)"),
     term("Broken pipe", _NET, "strerror(EPIPE)"),
     term("Connection timed out", _TIME, "strerror(ETIMEDOUT), glibc"),
@@ -113,26 +113,28 @@ TERMS: tuple[Term, ...] = (
     term("Read-only file system", S.PERMISSION, "strerror(EROFS)"),
     term("Operation not permitted", S.PERMISSION, "strerror(EPERM)"),
     # getaddrinfo: gai_strerror, glibc and macOS
-    term("Name or service not known", _NET, "gai_strerror(EAI_NONAME), glibc", **_CONNECT),
-    term("Temporary failure in name resolution", _NET, "gai_strerror(EAI_AGAIN)", **_CONNECT),
-    term("No address associated with hostname", _NET, "gai_strerror(EAI_NODATA)", **_CONNECT),
-    term("nodename nor servname provided", _NET, "gai_strerror(EAI_NONAME), macOS", **_CONNECT),
-    term("Non-recoverable failure in name resolution", _NET, "gai_strerror(EAI_FAIL)", **_CONNECT),
-    term("getaddrinfo failed", _NET, "Python on Windows: socket.gaierror", **_CONNECT),
+    term("Name or service not known", _NET, "gai_strerror(EAI_NONAME), glibc", connect=True),
+    term("Temporary failure in name resolution", _NET, "gai_strerror(EAI_AGAIN)", connect=True),
+    term("No address associated with hostname", _NET, "gai_strerror(EAI_NODATA)", connect=True),
+    term("nodename nor servname provided", _NET, "gai_strerror(EAI_NONAME), macOS", connect=True),
+    term(
+        "Non-recoverable failure in name resolution", _NET, "gai_strerror(EAI_FAIL)", connect=True
+    ),
+    term("getaddrinfo failed", _NET, "Python on Windows: socket.gaierror", connect=True),
     # Windows Winsock texts
     term("forcibly closed by the remote host", _NET, "WSAECONNRESET (10054)"),
     term("established connection was aborted", _NET, "WSAECONNABORTED (10053)"),
-    term("actively refused it", _NET, "WSAECONNREFUSED (10061)", **_CONNECT),
+    term("actively refused it", _NET, "WSAECONNREFUSED (10061)", connect=True),
     term("did not properly respond after a period of time", _TIME, "WSAETIMEDOUT (10060)"),
-    term("No such host is known", _NET, "WSAHOST_NOT_FOUND (11001)", **_CONNECT),
+    term("No such host is known", _NET, "WSAHOST_NOT_FOUND (11001)", connect=True),
     term("not enough space on the disk", S.DISK_FULL, "Windows ERROR_DISK_FULL"),
     term("not enough memory resources", S.OUT_OF_MEMORY, "Windows ERROR_NOT_ENOUGH_MEMORY"),
     # Python builtins, as their class names appear in texts
-    term("ConnectionRefusedError", _NET, "Python: ECONNREFUSED", **_CONNECT),
+    term("ConnectionRefusedError", _NET, "Python: ECONNREFUSED", connect=True),
     term("ConnectionResetError", _NET, "Python: ECONNRESET"),
     term("ConnectionAbortedError", _NET, "Python: ECONNABORTED"),
     term("BrokenPipeError", _NET, "Python: EPIPE"),
-    term("gaierror", _NET, "Python: socket.gaierror, a DNS failure", **_CONNECT),
+    term("gaierror", _NET, "Python: socket.gaierror, a DNS failure", connect=True),
     term("TimeoutError", _TIME, "Python: ETIMEDOUT and asyncio timeouts"),
     term("MemoryError", S.OUT_OF_MEMORY, "Python: the interpreter ran out of memory"),
     term("PermissionError", S.PERMISSION, "Python: EACCES, EPERM"),

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from errors._facts import Facts, Period, clean_text, cut
 from errors._kinds import LATER, Action, ErrorType, Kind
-from errors._redact import redact
+from errors._redact import quotable, redact
 
 __all__ = [
     "FALLBACK_SUBJECT",
@@ -95,18 +95,53 @@ def _sentence(kind: Kind, facts: Facts, subject: str, action: Action, wait: floa
         return _wait_sentence(kind, subject, facts.hint_s, wait)
     if kind.error_type is ErrorType.QUOTA_EXHAUSTED and facts.period in _PERIOD_WORDS:
         return _period_sentence(subject, facts.period)
-    if kind.error_type is ErrorType.NOT_FOUND and facts.subject is not None:
-        return (
-            f"{subject} stopped because no {phrase(facts.what or 'match', 20)} called "
-            f"“{phrase(facts.subject, 40)}” could be found; check the spelling and try again."
-        )
     if kind.error_type in _NAMES_THE_FIELD and facts.field:
         return (
             f"{subject} couldn't start because the {phrase(facts.field, 40)} "
             f"{tidy(facts.problem or 'is not valid', 60)}; "
             f"{tidy(facts.fix or 'change it and try again', 100)}."
         )
+    if facts.what and (kind.action is Action.FIX_INPUT) and kind.error_type in _THING_SENTENCES:
+        with_value, without = _THING_SENTENCES[kind.error_type]
+        what = phrase(facts.what, 30) or "name"
+        value = quotable(facts.subject or "")
+        sentence = with_value if value else without
+        return sentence.format(subject=subject, what=what, value=f"“{value}”")
+    if kind.error_type is ErrorType.INTERNAL_ERROR and facts.cause:
+        return (
+            f"{subject} failed because of an internal error ({phrase(facts.cause, 40)}), which "
+            "has been logged for the developers."
+        )
     return kind.sentence.replace("{subject}", subject)
+
+
+# The sentences that name the thing an error is about — and the value the caller sent for it,
+# when the error points at it (`errors._text.named_value`) — so the model can correct its call.
+_THING_SENTENCES = {
+    ErrorType.NOT_FOUND: (
+        "{subject} stopped because no {what} called {value} could be found; check the name "
+        "and try again.",
+        "{subject} couldn't find the {what} it asked for; check the name and try again.",
+    ),
+    ErrorType.INVALID_REQUEST: (
+        "{subject} was turned down because the {what} {value} is not one it accepts; send it "
+        "again with a valid {what}.",
+        "{subject} was turned down because the {what} it was given is not valid; send it again "
+        "with a valid {what}.",
+    ),
+    ErrorType.INVALID_INPUT: (
+        "{subject} was turned down because the {what} {value} is not one it accepts; send it "
+        "again with a valid {what}.",
+        "{subject} was turned down because the {what} it was given is not valid; send it again "
+        "with a valid {what}.",
+    ),
+    ErrorType.ALREADY_EXISTS: (
+        "{subject} was turned down because the {what} {value} already exists; use it or choose "
+        "a different name.",
+        "{subject} was turned down because that {what} already exists; use the existing one or "
+        "choose a different name.",
+    ),
+}
 
 
 _NAMES_THE_FIELD = frozenset({ErrorType.INVALID_INPUT, ErrorType.INVALID_REQUEST})
@@ -353,9 +388,18 @@ _CHECKS: tuple[tuple[Callable[[str], object], str], ...] = (
 )
 
 
+_QUOTED_VALUE = re.compile(r"“([^“”]{1,40})”")
+
+
 def plainness_problems(sentence: str) -> list[str]:
-    """Why `sentence` is not one plain sentence; empty when it is."""
+    """Why `sentence` is not one plain sentence; empty when it is. A value in “quotes” (the
+    caller's own, repeated so it can be corrected) is read only for a web address."""
+    values = _QUOTED_VALUE.findall(sentence) if "“" in sentence else []
+    if values:
+        sentence = _QUOTED_VALUE.sub("“it”", sentence)
     found = [why for check, why in _CHECKS if check(sentence)]
+    if any("://" in v or "www." in v or _DOMAIN.search(v) for v in values):
+        found.append("a URL")
     if not sentence.rstrip().endswith((".", "!", "?")):
         found.append("no closing full stop")
     return found

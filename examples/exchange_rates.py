@@ -14,7 +14,8 @@ happens next:
   the body's size.
 
 A currency Frankfurter lacks is no proof that it does not exist (the ECB publishes few), so
-its 404 stays "nothing there" and never tells the model to change the code.
+its 404 (which error-to-action alone would read as a name to correct) is raised as `Gone`:
+nothing there, and never a reason to tell the model to change the code.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Annotated, Any
 import httpx
 from pydantic import Field
 
-from errors import BadUpstreamData, NotFound, UpstreamStatus
+from errors import BadUpstreamData, Gone, NotFound, UpstreamStatus
 from tools import Tool, tool
 from tools.http import get_json
 
@@ -55,7 +56,13 @@ def exchange_rate_tool(
 
     async def frankfurter(base: Currency, quote: Currency) -> dict[str, Any]:
         params = {"base": base, "symbols": quote}
-        body = await get_json(client, endpoints.frankfurter, source=FRANKFURTER, params=params)
+        try:
+            body = await get_json(client, endpoints.frankfurter, source=FRANKFURTER, params=params)
+        except UpstreamStatus as error:
+            if error.status == 404:  # a currency the ECB does not publish: not a wrong code
+                lacks = f"{FRANKFURTER} lists no {base}→{quote} rate"
+                raise Gone(lacks, source=FRANKFURTER) from error
+            raise
         return parse_frankfurter(body, base, quote)
 
     @tool(

@@ -209,7 +209,7 @@ TRACEBACK_TIMEOUT_AT_LINE_401 = (
 REAL_RIGHT = [
     pytest.param(GITHUB_SECONDARY_LIMIT, W, id="github-403-secondary-rate-limit"),
     pytest.param(GITHUB_BAD_CREDENTIALS, F, id="github-bad-credentials"),
-    pytest.param(GITHUB_NOT_FOUND, S, id="github-404-json"),
+    pytest.param(GITHUB_NOT_FOUND, F, id="github-404-json"),
     pytest.param(OPENAI_QUOTA, E, id="openai-quota-as-429"),
     pytest.param(OPENAI_RATE, W, id="openai-tpm-rate-limit"),
     pytest.param(OPENAI_BAD_KEY, F, id="openai-bad-key"),
@@ -510,7 +510,8 @@ def test_transient_faults_retry_exactly_once(error: str | Exception, error_type:
         ("402 Payment Required", E),
         (OPENAI_QUOTA, E),
         ("429 Too Many Requests: monthly quota exhausted. Retry-After: 30", E),
-        ("404 Not Found", S),
+        ("404 Not Found", F),
+        ("404 Not Found: the message was deleted", S),
         ("410 Gone", S),
         (NotFound("Atlantis", what="place"), F),
         ("400 Bad Request", F),
@@ -850,7 +851,7 @@ def test_secret_in_httpx_status_error_url_is_redacted() -> None:
     error = httpx.HTTPStatusError(message, request=request, response=response)
     result = error_to_action(error, "getting the weather")
     assert "s3cr3tvalue99" not in result.to_json()
-    assert result.action is S
+    assert result.action is F
 
 
 # --- Foreign exceptions --------------------------------------------------------------------
@@ -869,7 +870,7 @@ def _urllib_error(status: int, reason: str, headers: dict[str, str]) -> urllib.e
         pytest.param(urllib.error.URLError("[Errno -2] Name or service not known"), R, id="url"),
         pytest.param(
             _urllib_error(404, "Not Found", {}),
-            S,
+            F,
             id="urllib-404",
         ),
         pytest.param(

@@ -12,7 +12,7 @@ import gc
 import tracemalloc
 from pathlib import Path
 
-from errors import classify
+from errors import _facts, classify
 from errors._facts import MAX_TEXT
 
 ERRORS_DIR = Path(__file__).resolve().parents[2] / "errors"
@@ -28,6 +28,15 @@ def test_no_module_caches_by_input() -> None:
             if isinstance(node, ast.Attribute | ast.Name)
         }
         assert not names & {"lru_cache", "cache", "cached_property"}, path.name
+
+
+def test_the_word_memo_stays_bounded() -> None:
+    """The memo of read words keeps at most its size in short tokens, however many pass."""
+    for number in range(_facts._MEMO_SIZE + 5_000):
+        _facts.word_forms(f"Token{number}Word")
+    _facts.word_forms("x" * 10_000)
+    assert len(_facts._MEMO) <= _facts._MEMO_SIZE
+    assert all(len(token) <= _facts._MEMO_LONGEST for token in _facts._MEMO)
 
 
 def test_what_is_kept_is_never_longer_than_the_cap() -> None:

@@ -55,10 +55,10 @@ def test_every_row_says_why() -> None:
         assert len(row.why) >= 5, row
 
 
-@pytest.mark.parametrize("row", ALL_TERMS, ids=lambda row: row.phrase[:40])
+@pytest.mark.parametrize("row", ALL_TERMS, ids=lambda row: row.spelled[:40])
 def test_every_row_is_recognised_in_a_text_that_quotes_it(row: Term) -> None:
     """A text quoting a row's words gives the row's signal (or its status, for a phrase)."""
-    facts = facts_from(f"request failed: {row.phrase}")
+    facts = facts_from(f"request failed: {row.spelled}")
     if row.status:
         assert facts.status == row.status
     else:

@@ -108,7 +108,7 @@ def faults(source: str) -> list[Fault]:
         Fault("429 no hint", (status(429),), 3, (0.25, 0.5), False, "rate_limit", "wait"),
         Fault("401", (status(401),), 1, (), False, "auth_invalid_credentials", "fix_input"),
         Fault("403", (status(403),), 1, (), False, "auth_permission_denied", "escalate"),
-        Fault("404", (status(404),), 1, (), False, "not_found", "skip"),
+        Fault("404", (status(404),), 1, (), False, "not_found", "fix_input"),
         # Connect-phase failures never reached a server: their one retry goes at once.
         Fault("refused once", (raises(httpx.ConnectError, "[Errno 111] Connection refused"), good),
               2, (), True, "network", "retry"),

@@ -235,7 +235,7 @@ class _Weather:
             return "elsewhere"
         if isinstance(error, RequestRefused) or last.outcome in _REFUSED:
             return "refused"
-        if isinstance(error, NotFound):
+        if isinstance(error, NotFound) or last.outcome == T.NOT_FOUND:  # wttr.in's 404 too
             return "unknown_place"
         if last.outcome == T.QUOTA_EXHAUSTED:
             return "quota"
