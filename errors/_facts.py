@@ -162,6 +162,7 @@ class Term(NamedTuple):
     spelled: str = ""
     cause: str = ""  # the cause in plain words, when the text names one ("a null pointer")
     weak: bool = False  # a general cue: it counts only when nothing more specific is said
+    literal: bool = False  # matched as written (another language): never split or stemmed
 
 
 def term(
@@ -174,11 +175,14 @@ def term(
     status: int = 0,
     cause: str = "",
     weak: bool = False,
+    literal: bool = False,
 ) -> Term:
-    """A row, its phrase read the way texts are (`stemmed`); a phrase in another script is
-    kept as written, lower-cased, and found inside the text rather than word by word."""
-    read = stemmed(phrase) if phrase.isascii() else " ".join(phrase.lower().split())
-    return Term(read, signal, why, connect, billing, status, phrase, cause, weak)
+    """A row, its phrase read the way English texts are (`stemmed`). A `literal` phrase — of
+    another language, which English stems would mangle ("invalide" is not "invalid") — and a
+    phrase in another script are kept as written, lower-cased (`normalise`)."""
+    literal = literal or not phrase.isascii()
+    read = normalise(phrase) if literal else stemmed(phrase)
+    return Term(read, signal, why, connect, billing, status, phrase, cause, weak, literal)
 
 
 _ASCII = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~\t\n\r\x0b\x0c"

@@ -86,6 +86,12 @@ def busy_status(f: Facts) -> bool:
     return f.status is None or f.status == 429 or f.status >= 500
 
 
+def _push_refused(f: Facts) -> bool:
+    """A refused push to a code repository ("permission to push", "repo.git denied"), not an
+    image registry's "the push refers to a repository … denied"."""
+    return "to push" in f.text.lower() or (f.mentions("push") and f.mentions("git"))
+
+
 def _write_access(f: Facts) -> bool:
     return f.mentions("write") and f.mentions("access")
 
@@ -204,8 +210,9 @@ RULES: tuple[Rule, ...] = (
     # Auth that only someone else can fix: no retry, no guessing.
     row(
         k.NEEDS_ADMIN,
-        "SSO, SAML, a role or a policy: an administrator acts, not the caller",
-        signals=[S.FORBIDDEN],
+        "SSO, SAML, a role, a policy or a tenant setting: an administrator acts, not the "
+        "caller (also when the refusal reads as bad credentials)",
+        signals=[S.FORBIDDEN, S.BAD_CREDENTIALS],
         statuses=[401, 403],
         when=mentions(*_ADMIN),
     ),
@@ -214,7 +221,7 @@ RULES: tuple[Rule, ...] = (
         "a refused push has a known fix: fork it",
         signals=[S.FORBIDDEN],
         statuses=[401, 403],
-        when=either(mentions("push", "fork"), _write_access, about(r"\bpush\b")),
+        when=either(_push_refused, mentions("fork"), _write_access, about(r"\bpush\b")),
     ),
     row(k.TOKEN_EXPIRED, "an expired token is renewed, not retried", signals=[S.EXPIRED_TOKEN]),
     row(

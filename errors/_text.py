@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
@@ -39,12 +39,23 @@ from errors import (
     _vocab_db,
     _vocab_grpc,
     _vocab_http,
+    _vocab_languages,
     _vocab_mail,
     _vocab_os,
     _vocab_tls,
+    _vocab_translated,
     _vocab_words,
 )
-from errors._facts import ASCII_SEPARATORS, SEPARATORS, Facts, Period, Signal, Term, word_forms
+from errors._facts import (
+    ASCII_SEPARATORS,
+    SEPARATORS,
+    Facts,
+    Period,
+    Signal,
+    Term,
+    normalise,
+    word_forms,
+)
 from errors._redact import quotable
 from errors._vocab_api import STATUS_OF_TYPE
 from errors._vocab_http import ERROR_STATUSES, OWN_PHRASES
@@ -66,7 +77,7 @@ __all__ = [
     "until_period_ends",
 ]
 
-TERMS: tuple[Term, ...] = (
+_ENGLISH: tuple[Term, ...] = (
     *_vocab_os.TERMS,
     *_vocab_tls.TERMS,
     *_vocab_http.TERMS,
@@ -77,6 +88,17 @@ TERMS: tuple[Term, ...] = (
     *_vocab_clients.TERMS,
     *_vocab_words.TERMS,
 )
+
+
+def _translated(english: Iterable[Term]) -> Iterator[Term]:
+    """The English terms glibc translates, in every language of its catalogues."""
+    for original in english:
+        for language, text in _vocab_translated.TRANSLATIONS.get(original.spelled, {}).items():
+            why = f"glibc {language}.po: {original.spelled!r}"
+            yield original._replace(phrase=normalise(text), why=why, spelled=text, literal=True)
+
+
+TERMS: tuple[Term, ...] = (*_ENGLISH, *_vocab_languages.TERMS, *_translated(_ENGLISH))
 
 
 # Under each anchor: the one-word terms (found as soon as the anchor is), and the longer
@@ -99,10 +121,21 @@ def _index(terms: Iterable[Term]) -> dict[str, _Entry]:
     return {a: (tuple(words.get(a, ())), tuple(phrases.get(a, ()))) for a in anchors}
 
 
-_INDEX = _index(t for t in TERMS if t.phrase.isascii())
-_OTHER_SCRIPTS = tuple((t.phrase, t) for t in TERMS if not t.phrase.isascii())
+_INDEX = _index(t for t in TERMS if not t.literal)  # looked up in the text's stems
+_LITERAL = _index(t for t in TERMS if t.literal and t.phrase.isascii())  # in its words
+
+
+def _by_pair(terms: Iterable[Term]) -> dict[str, tuple[tuple[str, Term], ...]]:
+    """Phrases in other scripts by their first two characters, which a text must contain."""
+    index: dict[str, list[tuple[str, Term]]] = {}
+    for found in terms:
+        index.setdefault(found.phrase[:2], []).append((found.phrase, found))
+    return {pair: tuple(entries) for pair, entries in index.items()}
+
+
+_OTHER_SCRIPTS = _by_pair(t for t in TERMS if not t.phrase.isascii())
 _RANK = {id(term): rank for rank, term in enumerate(TERMS)}
-_ANCHORS = frozenset(_INDEX)
+_ANCHORS, _LITERAL_ANCHORS = frozenset(_INDEX), frozenset(_LITERAL)
 
 
 class Words(NamedTuple):
@@ -122,13 +155,13 @@ class Words(NamedTuple):
 
 
 def read(text: str) -> Words:
-    """`text` normalised and split, for `find` and the other readers."""
-    if text.isascii():  # the same translation, done on bytes (several times faster)
-        tokens = text.encode().translate(ASCII_SEPARATORS).decode().split()
-    else:
-        tokens = text.translate(SEPARATORS).split()
+    """`text` normalised and split, for `find` and the other readers. Its prose is read for
+    words without its addresses: a URL's path or a stack frame's file ("…/rate_limit",
+    "internal/errors.js") names no failure."""
+    tokens = _tokens(text)
+    prose = _tokens(_ADDRESS.sub(" ", text)) if "/" in text or "\\" in text else tokens
     lowered = " ".join(tokens).lower()
-    forms = [form for token in tokens for form in word_forms(token)]
+    forms = [form for token in prose for form in word_forms(token)]
     return Words(
         f" {lowered} ",
         frozenset(lowered.split()),
@@ -138,29 +171,66 @@ def read(text: str) -> Words:
     )
 
 
+def _tokens(text: str) -> list[str]:
+    if text.isascii():  # the same translation, done on bytes (several times faster)
+        return text.encode().translate(ASCII_SEPARATORS).decode().split()
+    return text.translate(SEPARATORS).split()
+
+
+# A URL, or a path to a source file (a stack frame's "internal/errors.js:607:14").
+_ADDRESS = re.compile(
+    r"\b[a-z][a-z0-9+.-]*://\S+"
+    r"|\S*[/\\]\S*\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|c|cc|cpp|h|swift)\b\S*",
+    re.IGNORECASE,
+)
+
+
 def find(words: Words) -> list[Term]:
     """Every term whose words occur in the text, as whole words, in the order the text names
     them (then in vocabulary order): which of two reason phrases names the status must not
     depend on a set's order, which changes with the hash seed. A term found only inside a
-    longer one ("not found" in "module not found") is the longer one's, and is dropped."""
-    hits: list[tuple[int, int, Term]] = []
-    stems = words.stems
-    for anchor in words.stemmed & _ANCHORS:
-        single, phrases = _INDEX[anchor]
-        if single:
-            at = stems.find(f" {anchor} ")
-            hits += [(at, _RANK[id(term)], term) for term in single]
-        for phrase, candidate in phrases:  # a plain loop: most anchors have no phrase
-            at = stems.find(phrase)
-            if at >= 0:
-                hits.append((at, _RANK[id(candidate)], candidate))
-    if not words.lowered.isascii():
-        end = len(stems)  # after the words: the order among them does not matter
-        hits += [(end, _RANK[id(t)], t) for p, t in _OTHER_SCRIPTS if p in words.lowered]
+    longer one ("not found" in "module not found") is the longer one's, and is dropped.
+
+    English terms are looked for in the text's stems, other languages' in its words as
+    written; phrases in other scripts anywhere inside it (placed after the rest)."""
+    hits = _hits(_INDEX, words.stemmed & _ANCHORS, words.stems, 0)
+    if not words.words.isdisjoint(_LITERAL_ANCHORS):
+        hits += _hits(_LITERAL, words.words & _LITERAL_ANCHORS, words.padded, len(words.stems))
+    if not words.lowered.isascii():  # placed after the words, in the order the text has them
+        hits += _other_scripts(words.padded, len(words.stems) + len(words.padded))
     if len(hits) > 1:
         hits = _outermost(hits)
     hits.sort(key=_POSITION)
     return [term for _, _, term in hits]
+
+
+def _hits(
+    index: dict[str, _Entry], anchors: frozenset[str], padded: str, offset: int
+) -> list[tuple[int, int, Term]]:
+    """(position, rank, term) of the terms under `anchors` that occur in `padded`."""
+    hits: list[tuple[int, int, Term]] = []
+    for anchor in anchors:
+        single, phrases = index[anchor]
+        if single:
+            at = padded.find(f" {anchor} ") + offset
+            hits += [(at, _RANK[id(term)], term) for term in single]
+        for phrase, candidate in phrases:  # a plain loop: most anchors have no phrase
+            at = padded.find(phrase)
+            if at >= 0:
+                hits.append((at + offset, _RANK[id(candidate)], candidate))
+    return hits
+
+
+def _other_scripts(padded: str, offset: int) -> list[tuple[int, int, Term]]:
+    """(position, rank, term) of the phrases in other scripts that occur inside `padded`."""
+    pairs = {padded[i : i + 2] for i in range(len(padded) - 1)} & _OTHER_SCRIPTS.keys()
+    hits = []
+    for pair in pairs:
+        for phrase, found in _OTHER_SCRIPTS[pair]:
+            at = padded.find(phrase)
+            if at >= 0:
+                hits.append((offset + at, _RANK[id(found)], found))
+    return hits
 
 
 def _outermost(hits: list[tuple[int, int, Term]]) -> list[tuple[int, int, Term]]:
@@ -404,6 +474,8 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
     upstream_type = _upstream_type(text, words, found)
     mail = mail_reply(text, words)
     status = None if mail else _status(text, words, found, upstream_type)
+    if mail and not signals and mail.enhanced and not mail.transient:
+        signals = mail.signals  # a permanent enhanced code's subject says which problem
     if not signals:  # the general cues, within what a mail server's reply class allows
         cues = signals_of(filter(_WEAK, found)) - _NOT_A_SIGNAL
         signals = cues & _TRANSIENT if mail and mail.transient else cues
@@ -548,7 +620,13 @@ def status_in(text: str, words: Words) -> int | None:
             colon = {int(code) for code in _BEFORE_COLON.findall(text)}
         if code in colon:
             status = code
+    if status is None and "://" in text:  # Go clients: "GET https://…/v2/images: 500 (…)"
+        after_url = _AFTER_URL.search(text)
+        status = int(after_url[1]) if after_url and int(after_url[1]) in ERROR_STATUSES else None
     return status
+
+
+_AFTER_URL = re.compile(r"://\S+?:\s([45]\d\d)\b")
 
 
 def _expected(padded: str, match: re.Match[str]) -> bool:
@@ -643,6 +721,7 @@ class MailReply(NamedTuple):
 
     code: str
     transient: bool  # 4xx: the same message may go through later
+    enhanced: bool  # an enhanced code (class.subject.detail) says which problem
     signals: frozenset[Signal]  # what the code says, when the words say nothing
 
 
@@ -667,7 +746,7 @@ def mail_reply(text: str, words: Words) -> MailReply | None:
         if found is None or not (about_mail or found.start() == 0):
             found = None
         over_http = not words.words.isdisjoint(_HTTP_WORDS)  # "HTTP 503" while sending mail
-        single = _BASIC.search(text) if about_mail and not over_http else None
+        single = _BASIC.search(text) if about_mail and not over_http else _leading(words)
         if found is None and (single is None or int(single[1]) not in _vocab_mail.BASIC):
             return None
         basic = int(single[1]) if single and found is None else 0
@@ -675,7 +754,22 @@ def mail_reply(text: str, words: Words) -> MailReply | None:
     return MailReply(
         f"SMTP {basic or ''} {enhanced}".replace("  ", " ").strip(),
         (enhanced or str(basic)).startswith("4"),
+        bool(enhanced),
         frozenset({_mail_signal(basic, enhanced)}),
+    )
+
+
+def _leading(words: Words) -> re.Match[str] | None:
+    """A reply code leading the text that only a mail server sends ("451 Temporary local
+    problem"), not followed by the HTTP reason phrase of the same number."""
+    match = _BASIC.match(words.padded, 1)
+    if match is None or int(match[1]) not in _vocab_mail.MAIL_ONLY:
+        return None
+    after = words.padded[match.end() :]
+    return (
+        None
+        if any(after.startswith(f" {p} ") for p in OWN_PHRASES.get(int(match[1]), ()))
+        else match
     )
 
 

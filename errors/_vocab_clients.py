@@ -121,7 +121,7 @@ TERMS: tuple[Term, ...] = (
     term("upstream connect error", _NET, "Envoy: could not reach the upstream"),
     term("disconnect/reset before headers", _NET, "Envoy: upstream reset"),
     term("failed to connect to all addresses", _NET, "gRPC: no backend accepted", connect=True),
-    term("Connect Failed", _NET, "gRPC (old): could not connect", connect=True),
+    term("Connect Failed", _NET, "gRPC (old): could not connect", connect=True, literal=True),
     term("no such host", _NET, "Go net: DNS lookup failed", connect=True),
     term("could not resolve host", _NET, "curl 6: DNS lookup failed", connect=True),
     term("Couldn't connect to server", _NET, "curl 7", connect=True),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from errors._facts import Signal as S
 
-__all__ = ["BASIC", "DETAILS", "MARKERS", "PERMANENT", "SUBJECTS", "TRANSIENT"]
+__all__ = ["BASIC", "DETAILS", "MAIL_ONLY", "MARKERS", "PERMANENT", "SUBJECTS", "TRANSIENT"]
 
 # What a transient (4xx) and a permanent (5xx) reply mean when nothing more specific is known.
 TRANSIENT = S.SERVER  # "the same message may go through later": once more
@@ -64,6 +64,9 @@ BASIC: dict[int, S] = {
     553: S.NOT_FOUND,  # mailbox name not allowed
     554: S.FORBIDDEN,  # transaction failed: refused by policy
 }
+# Reply codes HTTP hardly sends (421 and 451 are HTTP's too, but rare): leading a text, they are
+# a mail server's.
+MAIL_ONLY = frozenset({421, 450, 451, 452, 454, 530, 534, 535, 550, 551, 552, 553, 554})
 # Words that say a text is a mail server's, so a bare reply code is one (stemmed, as read).
 MARKERS = frozenset(
     {"smtp", "esmtp", "lmtp", "mail", "email", "rcpt", "helo", "ehlo", "mailbox", "recipient"}

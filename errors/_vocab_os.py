@@ -97,6 +97,11 @@ TERMS: tuple[Term, ...] = (
     # glibc strerror
     term("Connection refused", _NET, "strerror(ECONNREFUSED)", connect=True),
     term("Connection reset by peer", _NET, "strerror(ECONNRESET)"),
+    term("Device or resource busy", S.CONFLICT, "strerror(EBUSY): held by another, for now"),
+    term("Resource temporarily unavailable", S.LATER, "strerror(EAGAIN): try again later"),
+    term("No such file or directory", S.NOT_FOUND, "strerror(ENOENT)"),
+    term("File exists", S.EXISTS, "strerror(EEXIST)"),
+    term("Invalid argument", S.BAD_REQUEST, "strerror(EINVAL)"),
     term("Software caused connection abort", _NET, "strerror(ECONNABORTED)"),
     term("Network is unreachable", _NET, "strerror(ENETUNREACH)", connect=True),
     term("Network is down", _NET, "strerror(ENETDOWN)", connect=True),
@@ -127,6 +132,13 @@ TERMS: tuple[Term, ...] = (
     term("actively refused it", _NET, "WSAECONNREFUSED (10061)", connect=True),
     term("did not properly respond after a period of time", _TIME, "WSAETIMEDOUT (10060)"),
     term("No such host is known", _NET, "WSAHOST_NOT_FOUND (11001)", connect=True),
+    term("network name is no longer available", _NET, "Windows ERROR_NETNAME_DELETED (64)"),
+    term(
+        "remote name could not be resolved",
+        _NET,
+        ".NET WebException NameResolutionFailure",
+        connect=True,
+    ),
     term("not enough space on the disk", S.DISK_FULL, "Windows ERROR_DISK_FULL"),
     term("not enough memory resources", S.OUT_OF_MEMORY, "Windows ERROR_NOT_ENOUGH_MEMORY"),
     # Python builtins, as their class names appear in texts

@@ -46,6 +46,12 @@ TERMS: tuple[Term, ...] = (
     term("ERR_TLS_CERT_ALTNAME_INVALID", _CERT, "Node: certificate names another host"),
     # Python clients
     term("ClientConnectorCertificateError", _CERT, "aiohttp: certificate not trusted"),
+    # Java and .NET
+    term("PKIX path building failed", _CERT, "Java: no trusted path to the certificate"),
+    term("unable to find valid certification path", _CERT, "Java: untrusted certificate"),
+    term("SSLHandshakeException", _CERT, "Java: the handshake failed (almost always the chain)"),
+    term("secure channel", _CERT, ".NET: could not create SSL/TLS secure channel"),
+    term("trust relationship", _CERT, ".NET: could not establish trust relationship"),
     # A handshake that broke in transit: the network, not the certificate.
     term("EOF occurred in violation of protocol", S.NETWORK, "OpenSSL: peer closed mid-handshake"),
     term("UNEXPECTED_EOF_WHILE_READING", S.NETWORK, "OpenSSL 3: peer closed mid-read"),
