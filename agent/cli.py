@@ -134,6 +134,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="ask Claude about every line (falling back to the rules); with 'auto', only "
         "about the lines the rules cannot place",
     )
+    explain.add_argument(
+        "--text",
+        action="store_true",
+        help="take the whole of stdin as one error's text (a long traceback, a log excerpt)",
+    )
     explain.set_defaults(run=_run_explain, parser=explain)
     return parser
 
@@ -219,7 +224,7 @@ def _run_explain(args: argparse.Namespace, io: Streams) -> int:
     def explain(settings: Settings) -> int:
         from agent.explain import run
 
-        return run(settings, io.stdin, io.stdout, io.stderr, llm=args.llm)
+        return run(settings, io.stdin, io.stdout, io.stderr, llm=args.llm, whole=args.text)
 
     return _command(args, io, explain)
 

@@ -2,11 +2,16 @@
 
 Each input line is `{error, operation, user_context, retry_count}` and gets one result on
 stdout, in order, with exactly the six fields. Every input gets an answer: an empty (or null)
-error is explained as an error that says nothing (`str(TimeoutError())` is empty), and a line
-that is not a JSON object — a raw log line — is taken as the error text itself. A line that
-cannot be an input (a JSON object without `error`, a line that starts like a JSON object but is
-broken, bytes that are not UTF-8) gets one plain message naming its line number on stderr and
-nothing on stdout; processing continues and the exit status is 1.
+error is explained as an error that says nothing (`str(TimeoutError())` is empty); a line that
+is any other JSON value — a string (`"connection refused"`), a number, `null` — is that value
+as the error's text; and a line that is not JSON — a raw log line — is the error text itself.
+A stack trace pasted as text is one error (read by its last exception line): lines not
+separated by a blank line are one error when a line after the first is an indented frame or
+they start "Traceback (most recent call last):"; other lines are one error each, as a log's
+are. `--text` takes the whole of stdin as one error. A line that cannot be an input (a JSON
+object without `error`, a line that starts like a JSON object but is broken, bytes that are not
+UTF-8) gets one plain message naming its line number on stderr and nothing on stdout;
+processing continues and the exit status is 1.
 
 This path must stay light: it imports the anthropic SDK only for `--llm`, and then builds its
 client with `agent.claude.new_client` (a bounded timeout, the SDK's retries off). `--llm` asks
@@ -38,12 +43,15 @@ from errors import (
     classify_with_fallback_model,
     error_to_action,
     explain_with_claude,
+    is_stack_trace,
 )
 
 if TYPE_CHECKING:
     from agent.settings import Settings
 
 __all__ = ["TERMINAL_HINT", "ExplainRequest", "Line", "LlmMode", "parse_lines", "run"]
+
+_NOT_UTF8 = "not UTF-8 text"
 
 LLM_BATCH = 8  # Claude calls in flight at once with --llm
 LlmMode = Literal["always", "auto"]
@@ -113,27 +121,65 @@ class Line:
     problem: str = ""
 
 
-def parse_lines(lines: Iterable[str]) -> Iterator[Line]:
-    """Number and read the input lines, skipping blank ones."""
+def parse_lines(lines: Iterable[str], *, whole: bool = False) -> Iterator[Line]:
+    """Number and read the inputs: a JSON line on its own, a pasted stack trace as one error,
+    any other line as one error (blank lines skipped); with `whole`, everything as one."""
+    if whole:
+        text = "".join(lines)
+        if text.strip():
+            yield _text(1, text.strip())
+        return
+    block: list[tuple[int, str]] = []
     for number, raw in enumerate(lines, start=1):
+        if raw.strip() and not _json_like(raw):
+            block.append((number, raw.rstrip("\r\n")))
+            continue
+        yield from _block(block)
+        block = []
         if raw.strip():
             yield _parse(number, raw)
+    yield from _block(block)
+
+
+def _json_like(raw: str) -> bool:
+    """Whether a line is JSON, or begins as a JSON object: an input of its own."""
+    if raw.lstrip().startswith('{"'):
+        return True
+    try:
+        json.loads(raw)
+    except ValueError:
+        return False
+    return True
+
+
+def _block(block: list[tuple[int, str]]) -> Iterator[Line]:
+    """Lines of text with no blank line between: one stack trace, or a line per error."""
+    if is_stack_trace([raw for _, raw in block]):
+        yield _text(block[0][0], "\n".join(raw for _, raw in block))
+    else:
+        yield from (_text(number, raw.strip()) for number, raw in block)
+
+
+def _text(number: int, text: str) -> Line:
+    if any("\udc80" <= char <= "\udcff" for char in text):
+        return Line(number, problem=_NOT_UTF8)
+    return Line(number, ExplainRequest(error=text))
 
 
 def _parse(number: int, raw: str) -> Line:
     # Bytes that were not UTF-8, read with `surrogateescape`, are lone surrogates.
     if any("\udc80" <= char <= "\udcff" for char in raw):
-        return Line(number, problem="not UTF-8 text")
+        return Line(number, problem=_NOT_UTF8)
     try:
         return Line(number, ExplainRequest.model_validate_json(raw))
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
     if first["type"] == "json_invalid":
-        if not raw.lstrip().startswith('{"'):  # not JSON, nor begun as an object: an error's text
-            return Line(number, ExplainRequest(error=raw.strip()))
         return Line(number, problem="not valid JSON")
-    if first["type"] == "model_type":
-        return Line(number, problem="expected a JSON object with an 'error' key")
+    if first["type"] == "model_type":  # a JSON value, not an object: it is the error's text
+        value = json.loads(raw)
+        text = value if isinstance(value, str) else "" if value is None else json.dumps(value)
+        return Line(number, ExplainRequest(error=text))
     where = ".".join(str(part) for part in first["loc"]) or "line"
     return Line(number, problem=f"'{where}': {first['msg'].lower()}")
 
@@ -154,11 +200,12 @@ def run(
     stderr: IO[str],
     *,
     llm: bool | LlmMode | None = False,
+    whole: bool = False,
 ) -> int:
     """The subcommand: 0 when every line was handled, 1 when any line was not.
 
     `llm`: False/None, the rules; True or "always", Claude for every line; "auto", the rules
-    first and Claude for what they cannot place."""
+    first and Claude for what they cannot place. `whole`: all of stdin is one error's text."""
     reconfigure = getattr(stdin, "reconfigure", None)
     if callable(reconfigure):  # bytes that are not UTF-8 become lone surrogates, not a crash
         reconfigure(errors="surrogateescape")
@@ -169,22 +216,23 @@ def run(
         stderr.write(TERMINAL_HINT + "\n")
         stderr.flush()
     mode: LlmMode | None = "always" if llm is True else (llm or None)
+    inputs = parse_lines(stdin, whole=whole)
     if mode and (key := settings.claude_key) is not None:
-        return 0 if asyncio.run(_with_claude(settings, key, mode, stdin, stdout, stderr)) else 1
+        return 0 if asyncio.run(_with_claude(settings, key, mode, inputs, stdout, stderr)) else 1
     if mode:
         why = "ANTHROPIC_API_KEY is not set"
         if settings.api_key is not None:
             why = "--offline or AGENT_OFFLINE is set"
         stderr.write(f"explain-error: --llm needs Claude, but {why}; using the rules instead.\n")
     ok = True
-    for line in parse_lines(stdin):
+    for line in inputs:
         action = None if line.request is None else error_to_action(*line.request.arguments())
         ok &= _write(line, action, stdout, stderr)
     return 0 if ok else 1
 
 
 async def _with_claude(
-    settings: Settings, key: str, mode: LlmMode, lines: Iterable[str], out: IO[str], err: IO[str]
+    settings: Settings, key: str, mode: LlmMode, lines: Iterable[Line], out: IO[str], err: IO[str]
 ) -> bool:
     from agent.claude import new_client  # heavy (the SDK): only for --llm
 
@@ -198,14 +246,17 @@ async def _with_claude(
 
 
 async def _always(
-    explain: Callable[..., Awaitable[ErrorAction]], lines: Iterable[str], out: IO[str], err: IO[str]
+    explain: Callable[..., Awaitable[ErrorAction]],
+    lines: Iterable[Line],
+    out: IO[str],
+    err: IO[str],
 ) -> bool:
     """Claude for every line, LLM_BATCH at once, the results in input order."""
 
     async def answer(r: ExplainRequest | None) -> ErrorAction | None:
         return None if r is None else await explain(*r.arguments())
 
-    parsed = list(parse_lines(lines))
+    parsed = list(lines)
     ok = True
     for start in range(0, len(parsed), LLM_BATCH):
         batch = parsed[start : start + LLM_BATCH]
@@ -216,12 +267,12 @@ async def _always(
 
 
 async def _auto(
-    assist: Callable[..., Awaitable[Assisted]], lines: Iterable[str], out: IO[str], err: IO[str]
+    assist: Callable[..., Awaitable[Assisted]], lines: Iterable[Line], out: IO[str], err: IO[str]
 ) -> bool:
     """The rules for every line, Claude only for those they cannot place; then how many lines
     went to Claude and how often its answer was kept."""
     ok, asked, kept, answered = True, 0, 0, 0
-    for line in parse_lines(lines):
+    for line in lines:
         action = None
         if line.request is not None:
             assisted = await assist(*line.request.arguments())

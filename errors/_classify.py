@@ -21,7 +21,7 @@ from errors._exceptions import facts_from
 from errors._facts import Facts, clean_text
 from errors._kinds import Action, ErrorAction, Kind, Step
 from errors._rules import rule_for
-from errors._text import MAX_WAIT_S, clamp_wait
+from errors._text import MAX_WAIT_S, clamp_wait, named_value
 from errors._wording import action_detail, developer_note, subject_from, user_message
 
 __all__ = ["MAX_RETRIES", "Verdict", "classify", "error_to_action"]
@@ -93,6 +93,8 @@ def classify(
     context = f"{operation} {clean_text(user_context[:300])}" if user_context else operation
     facts = facts_from(error, now, context)
     kind = rule_for(facts).kind
+    if kind.action is Action.FIX_INPUT and facts.what is None and facts.text:
+        facts = _named(facts)
     action = _bounded(kind, retry_count)
     wait = _wait(facts, action, max_wait_s)
     result = _result(kind, facts, operation, action, wait, retry_count)
@@ -120,6 +122,13 @@ def _result(
         retryable=action.retries,
         developer_note=developer_note(facts, kind, operation, retries),
     )
+
+
+def _named(facts: Facts) -> Facts:
+    """The facts with the thing the error is about and the caller's value for it, for a
+    sentence that asks the caller to correct something (looked for only then)."""
+    named = named_value(facts.text, facts.context)
+    return facts if named is None else facts._replace(what=named[0], subject=named[1])
 
 
 def _wait(facts: Facts, action: Action, cap: float) -> float | None:

@@ -40,7 +40,13 @@ from pydantic import ValidationError
 
 from errors import _vocab_grpc, _vocab_os
 from errors._facts import Facts, Signal, clean_text
-from errors._text import facts_from_text, hint_from_headers, primary
+from errors._text import (
+    exception_line,
+    facts_from_text,
+    hint_from_headers,
+    primary,
+    without_frames,
+)
 from errors._vocab_api import STATUS_OF_TYPE
 from errors._vocab_clients import CONNECT_CLASSES, SIGNAL_OF_CLASS
 
@@ -152,12 +158,22 @@ def facts_from(error: BaseException | str, now: datetime | None = None, context:
     """The facts of `error`: a raw string, one of ours, or a foreign exception. `context` is
     the (cleaned) operation and user context, for the rows that depend on them."""
     if isinstance(error, str):
-        return facts_from_text(clean_text(error), now, context)
+        return _from_string(error, now, context)
     if isinstance(error, ToolError):
         return from_ours(error, now, context)
     if isinstance(error, ValidationError):
         return from_validation(error)._replace(context=context)
     return from_foreign(error, now, context)
+
+
+def _from_string(error: str, now: datetime | None, context: str) -> Facts:
+    """A raw text; a stack trace is read by its last exception line, or — when that says
+    nothing — by everything but its frames (never by the source lines it quotes)."""
+    last = exception_line(error) if "\n" in error else error
+    facts = facts_from_text(clean_text(last), now, context)
+    if last is not error and facts.signal is Signal.UNKNOWN:
+        facts = facts_from_text(clean_text(without_frames(error)), now, context)
+    return facts
 
 
 # --- our own errors -------------------------------------------------------------------------
@@ -245,6 +261,8 @@ def _validation_words(detail: Mapping[str, Any]) -> tuple[str, str]:
     kind, ctx = str(detail.get("type", "")), detail.get("ctx") or {}
     if kind == "missing":
         return "is missing", "send it again with that value filled in"
+    if "input" in detail and detail["input"] is None and kind != "model_type":
+        return "is null", "send it again with a value"
     if kind.endswith("_type") or kind in {"none_required", "is_instance_of"}:
         expected = _EXPECTED.get(kind.removesuffix("_type").removesuffix("_parsing"), "valid")
         return f"must be {expected}", f"send it again as {expected}"

@@ -30,6 +30,7 @@ __all__ = [
     "clean_text",
     "cut",
     "normalise",
+    "read_token",
     "stem",
     "stemmed",
     "term",
@@ -123,9 +124,18 @@ class Facts(NamedTuple):
         return not self.signals.isdisjoint(wanted)
 
     def mentions(self, *words: str) -> bool:
-        """Whether the error's text has any of `words` (in any inflection) as a whole word."""
-        return not self.words.isdisjoint(map(stem, words))
+        """Whether the error's text says any of `words` (in any inflection) as a whole word —
+        itself, not inside a name it quotes ('eutlAdmin' is a user, not an administrator)."""
+        said = self.words
+        if any(map(self.text.__contains__, _QUOTES)):
+            names = _QUOTED_NAME.findall(self.text)
+            said = said - {form for name in names for form in stemmed(name).split()}
+        return any(not said.isdisjoint(word_forms(word)) for word in words)
 
+
+# One token in quotes, 'no_such_module' or "eutlAdmin": a value, not prose.
+_QUOTED_NAME = re.compile(r"(?<!\S)[(\[{<]*['\"`]([^\s'\"`]+)['\"`]")
+_QUOTES = ("'", '"', "`")
 
 _HEAD, _TAIL = 4096, 2048  # a traceback's cause sits at its end; a body's status at its start
 MAX_TEXT = _HEAD + _TAIL + 3  # the longest text any step sees or keeps
@@ -179,8 +189,11 @@ def term(
 ) -> Term:
     """A row, its phrase read the way English texts are (`stemmed`). A `literal` phrase — of
     another language, which English stems would mangle ("invalide" is not "invalid") — and a
-    phrase in another script are kept as written, lower-cased (`normalise`)."""
-    literal = literal or not phrase.isascii()
+    phrase in another script are kept as written, lower-cased (`normalise`); so is a class
+    name that claims nothing was sent (`connect`): httpx's `ConnectError` is not the words
+    "connection error", which say no such thing."""
+    identifier = " " not in phrase and not phrase.islower() and not phrase.isupper()
+    literal = literal or not phrase.isascii() or (connect and identifier)
     read = normalise(phrase) if literal else stemmed(phrase)
     return Term(read, signal, why, connect, billing, status, phrase, cause, weak, literal)
 
@@ -211,26 +224,32 @@ _CAMEL = re.compile(r"(?<=[A-Za-z0-9])(?=[A-Z][a-z])")
 def word_forms(token: str) -> tuple[str, ...]:
     """The words of one token, each `stem`med: an identifier is split where a person sees
     its words ("ThrottlingException" → throttl, except; "rate_limit_error" → rate, limit,
-    error; "SQLITE_BUSY" → sqlite, busi), a plain word is one word.
+    error; "SQLITE_BUSY" → sqlite, busi), a plain word is one word."""
+    return tuple(read_token(token).split())
+
+
+def read_token(token: str) -> str:
+    """`word_forms` as one string ("throttl except"), the form texts are read in.
 
     Remembered for short tokens (the words of error texts repeat; a stemmer is slow), in a
     memo of bounded size that starts afresh when full: never more than `_MEMO_SIZE` tokens of
-    at most `_MEMO_LONGEST` characters, however many texts pass."""
+    at most `_MEMO_LONGEST` characters, however many texts pass. A longer token (an id, a
+    blob) and a number are read as they are."""
     forms = _MEMO.get(token)
     if forms is None:
-        if "_" in token or (not token.islower() and not token.isupper()):
-            words = _CAMEL.sub(" ", token.replace("_", " ")).lower().split()
+        if token.isdigit() or len(token) > _MEMO_LONGEST:  # a number, an id, a blob: itself
+            return token.lower()
+        elif "_" in token or (not token.islower() and not token.isupper()):
+            forms = " ".join(map(stem, _CAMEL.sub(" ", token.replace("_", " ")).lower().split()))
         else:
-            words = [token.lower()]
-        forms = tuple(map(stem, words))
-        if len(token) <= _MEMO_LONGEST:
-            if len(_MEMO) >= _MEMO_SIZE:
-                _MEMO.clear()
-            _MEMO[token] = forms
+            forms = stem(token.lower())
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[token] = forms
     return forms
 
 
-_MEMO: dict[str, tuple[str, ...]] = {}
+_MEMO: dict[str, str] = {}
 _MEMO_SIZE, _MEMO_LONGEST = 50_000, 40
 
 

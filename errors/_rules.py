@@ -140,7 +140,7 @@ RULES: tuple[Rule, ...] = (
         k.TOO_LONG,
         "too long is too long however often it is sent",
         signals=[S.TOO_LONG],
-        when=lambda f: f.status != 429 and f.period is None and not f.mentions("wait", "later"),
+        when=lambda f: not f.mentions("wait", "later"),
     ),
     row(
         k.RATE_LIMIT,
@@ -248,7 +248,8 @@ RULES: tuple[Rule, ...] = (
         "a bug the error names (a null pointer, a missing module, an address in use): no "
         "retry or correction of the input helps; developers act",
         signals=[S.INTERNAL],
-        when=lambda f: bool(f.cause) and not f.has(S.BAD_DATA),  # JSON's SyntaxError is data
+        # JSON's SyntaxError is about data; a validation message names the input to fix
+        when=lambda f: bool(f.cause) and not f.has(S.BAD_DATA, S.INVALID_INPUT),
     ),
     row(
         k.NOTHING_THERE,

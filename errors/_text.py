@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter, itemgetter
@@ -43,10 +44,10 @@ from errors import (
     _vocab_mail,
     _vocab_os,
     _vocab_tls,
-    _vocab_translated,
     _vocab_words,
 )
 from errors._facts import (
+    _MEMO,
     ASCII_SEPARATORS,
     SEPARATORS,
     Facts,
@@ -54,11 +55,13 @@ from errors._facts import (
     Signal,
     Term,
     normalise,
-    word_forms,
+    read_token,
+    stemmed,
 )
 from errors._redact import quotable
 from errors._vocab_api import STATUS_OF_TYPE
 from errors._vocab_http import ERROR_STATUSES, OWN_PHRASES
+from errors._vocab_translated import TRANSLATIONS
 
 __all__ = [
     "MAX_WAIT_S",
@@ -66,15 +69,18 @@ __all__ = [
     "TERMS",
     "Words",
     "clamp_wait",
+    "exception_line",
     "facts_from_text",
     "field_in",
     "find",
     "hint_from_headers",
     "hint_from_text",
+    "is_stack_trace",
     "period_in",
     "primary",
     "read",
     "until_period_ends",
+    "without_frames",
 ]
 
 _ENGLISH: tuple[Term, ...] = (
@@ -92,8 +98,11 @@ _ENGLISH: tuple[Term, ...] = (
 
 def _translated(english: Iterable[Term]) -> Iterator[Term]:
     """The English terms glibc translates, in every language of its catalogues."""
+    catalogue: dict[str, list[tuple[str, str]]] = {}
+    for source, by_language in TRANSLATIONS.items():  # msgids differing only by case merge
+        catalogue.setdefault(source.lower(), []).extend(by_language.items())
     for original in english:
-        for language, text in _vocab_translated.TRANSLATIONS.get(original.spelled, {}).items():
+        for language, text in catalogue.get(original.spelled.lower(), []):
             why = f"glibc {language}.po: {original.spelled!r}"
             yield original._replace(phrase=normalise(text), why=why, spelled=text, literal=True)
 
@@ -108,11 +117,17 @@ _Entry = tuple[tuple[Term, ...], tuple[tuple[str, Term], ...]]
 
 
 def _index(terms: Iterable[Term]) -> dict[str, _Entry]:
-    """Terms by anchor: the longest word of each phrase, the least likely to occur by chance."""
+    """Terms by anchor: the word of each phrase least likely to occur by chance — not a word
+    every error text has (`_COMMON`), then the one the fewest other phrases use, then the
+    longest: "refus" for "connection refused", not "connect", which half the rows share."""
+    terms = list(terms)
+    used = Counter(word for found in terms for word in set(found.phrase.split()))
     words: dict[str, list[Term]] = {}
     phrases: dict[str, list[tuple[str, Term]]] = {}
     for found in terms:
-        anchor = max(found.phrase.split(), key=len)
+        anchor = min(
+            found.phrase.split(), key=lambda word: (word in _COMMON, used[word], -len(word))
+        )
         if found.phrase == anchor:
             words.setdefault(anchor, []).append(found)
         else:
@@ -121,6 +136,14 @@ def _index(terms: Iterable[Term]) -> dict[str, _Entry]:
     return {a: (tuple(words.get(a, ())), tuple(phrases.get(a, ()))) for a in anchors}
 
 
+# Words nearly every error text has: a poor anchor, however rare in the vocabulary.
+_COMMON = frozenset(
+    stemmed(
+        "the a an on in of to for is are was be not no and or with your you this that it by at "
+        "from as has have been error request connection server failed api code message please "
+        "type token service operation de la le en el die der n"
+    ).split()
+)
 _INDEX = _index(t for t in TERMS if not t.literal)  # looked up in the text's stems
 _LITERAL = _index(t for t in TERMS if t.literal and t.phrase.isascii())  # in its words
 
@@ -159,16 +182,12 @@ def read(text: str) -> Words:
     words without its addresses: a URL's path or a stack frame's file ("…/rate_limit",
     "internal/errors.js") names no failure."""
     tokens = _tokens(text)
-    prose = _tokens(_ADDRESS.sub(" ", text)) if "/" in text or "\\" in text else tokens
-    lowered = " ".join(tokens).lower()
-    forms = [form for token in prose for form in word_forms(token)]
-    return Words(
-        f" {lowered} ",
-        frozenset(lowered.split()),
-        f" {' '.join(forms)} ",
-        frozenset(forms),
-        text.lower(),
-    )
+    prose = _without_addresses(text)
+    stems = _stems(tokens if prose is text else _tokens(prose))
+    lowered = text.lower()
+    raw = _tokens(lowered) if len(lowered) == len(text) else [t.lower() for t in tokens]
+    joined = " ".join(raw)
+    return Words(f" {joined} ", frozenset(raw), f" {stems} ", frozenset(stems.split()), lowered)
 
 
 def _tokens(text: str) -> list[str]:
@@ -177,12 +196,25 @@ def _tokens(text: str) -> list[str]:
     return text.translate(SEPARATORS).split()
 
 
-# A URL, or a path to a source file (a stack frame's "internal/errors.js:607:14").
-_ADDRESS = re.compile(
-    r"\b[a-z][a-z0-9+.-]*://\S+"
-    r"|\S*[/\\]\S*\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|c|cc|cpp|h|swift)\b\S*",
-    re.IGNORECASE,
-)
+def _stems(tokens: list[str]) -> str:
+    """`tokens` as `read_token` reads them, in one string (its memo asked first, inline)."""
+    known = _MEMO.get
+    return " ".join([known(token) or read_token(token) for token in tokens])
+
+
+_SOURCE_FILE = re.compile(r"\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|swift)\b")
+
+
+def _without_addresses(text: str) -> str:
+    """`text` without URLs and paths to source files (a stack frame's "internal/errors.js")."""
+    sources = ("/" in text or "\\" in text) and _SOURCE_FILE.search(text) is not None
+    if "://" not in text and not sources:
+        return text
+    return " ".join(chunk for chunk in text.split() if not _address(chunk))
+
+
+def _address(chunk: str) -> bool:
+    return "://" in chunk or (("/" in chunk or "\\" in chunk) and bool(_SOURCE_FILE.search(chunk)))
 
 
 def find(words: Words) -> list[Term]:
@@ -234,15 +266,35 @@ def _other_scripts(padded: str, offset: int) -> list[tuple[int, int, Term]]:
 
 
 def _outermost(hits: list[tuple[int, int, Term]]) -> list[tuple[int, int, Term]]:
-    """The hits not lying inside a longer hit."""
-    spans = [(at, at + len(term.phrase), term) for at, _, term in hits]
-    return [
-        hit
-        for hit, (start, end, term) in zip(hits, spans, strict=True)
-        if not any(
-            s <= start and end <= e and len(t.phrase) > len(term.phrase) for s, e, t in spans
-        )
-    ]
+    """The hits without the terms a longer hit holds in its own words ("not found" in
+    "module not found"): those say nothing more, and may say something else."""
+    held = [_HELD[id(term)] for _, _, term in hits if id(term) in _HELD]
+    if not held:
+        return hits
+    inside = frozenset().union(*held)
+    return [hit for hit in hits if id(hit[2]) not in inside]
+
+
+def _held_terms(terms: tuple[Term, ...]) -> dict[int, frozenset[int]]:
+    """For each phrase of several words, the (ids of the) shorter terms its words contain."""
+    by_phrase: dict[str, list[int]] = {}
+    for found in terms:
+        by_phrase.setdefault(found.phrase, []).append(id(found))
+    held: dict[int, frozenset[int]] = {}
+    for found in terms:
+        words = found.phrase.split()
+        if len(words) < 2:
+            continue
+        parts = {
+            " ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)
+        } - {found.phrase}
+        inner = frozenset(i for part in parts for i in by_phrase.get(part, ()))
+        if inner:
+            held[id(found)] = inner
+    return held
+
+
+_HELD = _held_terms(TERMS)
 
 
 _POSITION = itemgetter(0, 1)
@@ -256,10 +308,67 @@ def signals_of(found: Iterable[Term]) -> frozenset[Signal]:
 _SIGNAL = attrgetter("signal")
 
 
+# --- a traceback, by its exception ---------------------------------------------------------
+
+# A frame of a stack trace: Python's, Java's and Node's ("  File …", "    at …", "\tat …",
+# "\t... 12 more"), .NET's in other languages ("   在 …", "   bei …", "   в …"), Go's and
+# others' source paths ("\t/tmp/main.go:8"). Indented lines that are none of these (a JSON
+# body laid out on several lines) do not make a text a stack trace.
+_FRAME = re.compile(
+    r"^[ \t]+(?:at |File \"|\.\.\. \d+ more|在 |bei |в |à |en )"
+    r"|^[ \t]+\S*\.(?:py|java|kt|scala|js|mjs|cjs|ts|go|rs|rb|php|cs|swift)\b"
+)
+_INDENTED = re.compile(r"^[ \t]")
+_TRACEBACK_START = ("Traceback (most recent call last)", "goroutine ")
+_NOT_EXCEPTIONS = ("Traceback (most recent call last)", "During handling of the above", "The above")
+_EXCEPTION_LINE = re.compile(
+    r"[\w.$]*(?:Error|Exception|Fault|Failure)\w*(?::|\s*$)|^(?:panic|fatal error|Caused by):"
+)
+
+
+def is_stack_trace(lines: list[str]) -> bool:
+    """Whether these (non-blank) lines are one stack trace: it starts as one ("Traceback (most
+    recent call last):"), or a line after the first is a frame."""
+    if len(lines) < 2:
+        return False
+    return lines[0].startswith(_TRACEBACK_START) or any(map(_FRAME.match, lines[1:]))
+
+
+def exception_line(text: str) -> str:
+    """The line a pasted stack trace is about: its last exception line ("ConnectionError: …",
+    "Caused by: java.net.ConnectException: …", "panic: …") — not its frames or the source
+    lines they quote (`r = requests.get(url, timeout=5)` says nothing of the failure). Text
+    that is not a stack trace is returned as it is."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not is_stack_trace(lines):
+        return text
+    own = [line.strip() for line in lines if not _INDENTED.match(line)]  # frames, source lines
+    own = [line for line in own if not line.startswith(_NOT_EXCEPTIONS) and _WORDY(line)]
+    named = [line for line in own if _EXCEPTION_LINE.search(line)]
+    panics = [line for line in named if line.startswith(("panic:", "fatal error:"))]
+    chosen = panics[:1] or named[-1:] or own[-1:]
+    return chosen[0] if chosen else text
+
+
+def without_frames(text: str) -> str:
+    """A stack trace without its frames and the source lines under them: what it says, its
+    exceptions and their properties (Node's "code: 'ERR_…'", "cause: …")."""
+    kept, after_frame = [], False
+    for line in text.splitlines():
+        frame = bool(_FRAME.match(line))
+        if not frame and not (after_frame and _INDENTED.match(line)):
+            kept.append(line)
+        after_frame = frame and line.lstrip().startswith('File "')
+    return "\n".join(kept)
+
+
+_WORDY = re.compile(r"\w").search
+
+
 # --- the input a validation message names ---------------------------------------------
 
 _MISSING = "is missing", "send it again with that value filled in"
-_NULL = "is empty", "send it again with a value"
+_NULL = "is null", "send it again with a value"
 # Over the lower-cased text; the name is then taken, as written, from the original. Each row
 # starts with words its pattern cannot match without: a substring test is far cheaper than a
 # pattern that opens with a character class (tried at every position), so most rows are
@@ -317,6 +426,8 @@ def field_in(text: str) -> tuple[str, str, str] | None:
         name = written.rsplit(".", 1)[-1]
         if _is_name(name):
             kind = _KINDS.get(match.groupdict().get("kind") or "", "")
+            if kind and "input_value=none" in lowered[match.end() : match.end() + 120]:
+                problem, fix = _NULL  # pydantic on a null: the value is missing, not mistyped
             return name, problem.format(name, kind), fix.format(name, kind)
     return None
 
@@ -336,6 +447,7 @@ _QUOTED = re.compile(
 _KEYED = re.compile(
     r"(?i)\b(?:with (?:the )?(?:key|id|name)|named|called|found for)\s*:?\s*([^\s'\"`,;]+)"
 )
+_KEYED_WORDS = (" key", " id", "name", "called", "found for")  # what `_KEYED` needs
 # What follows the value in the sentence that says what is wrong with it.
 _VERDICT = re.compile(
     r"(?i)^\W{0,3}(?:does not exist|doesn't exist|not found|was not found|could not be found"
@@ -379,30 +491,37 @@ def named_value(text: str, context: str = "") -> tuple[str, str] | None:
         if _VERDICT.match(head, match.end()):
             candidates.insert(0, candidates.pop())  # the one the error says is wrong
             break
-    candidates += [(match.start(), match[1]) for match in _KEYED.finditer(head)]
+    lowered = head.lower()
+    if any(map(lowered.__contains__, _KEYED_WORDS)):
+        candidates += [(match.start(), match[1]) for match in _KEYED.finditer(head)]
     for start, value in candidates:
         what = _noun_before(head[:start])
         if what in _vocab_words.THINGS or (what and what in context):
             safe = quotable(value)
             return what, safe if safe and safe.lower() in context else ""
-    thing = _THING.search(head.lower())  # no value quoted: "model not found", "no such table"
-    if thing is not None:
-        words = (thing[1] or thing[2]).split()
-        for what in (" ".join(words[-2:]), words[-1]):
-            if what in _vocab_words.THINGS:
-                return what, ""
-    return None
+    thing = _thing(lowered)  # no value quoted: "model not found", "no such table"
+    return (thing, "") if thing else None
 
 
-_THING = re.compile(
-    r"\b([a-z]+(?: [a-z]+)?) (?:not found|does not exist|doesn't exist|could not be found)"
-    r"|\b(?:no such|unknown) ([a-z]+(?: [a-z]+)?)"
-)
+_THING_BEFORE = re.compile(r" (?:not found|does not exist|doesn't exist|could not be found)")
+_THING_AFTER = re.compile(r"\b(?:no such|unknown) ")
+
+
+def _thing(lowered: str) -> str:
+    """A kind of thing the text says is not there: "model not found", "no such table"."""
+    candidates = []
+    if (before := _THING_BEFORE.search(lowered)) is not None:
+        words = lowered[max(0, before.start() - 40) : before.start()].split()[-2:]
+        candidates += [" ".join(words), words[-1] if words else ""]
+    if (after := _THING_AFTER.search(lowered)) is not None:
+        words = lowered[after.end() : after.end() + 40].split()[:2]
+        candidates += [" ".join(words), words[0] if words else ""]
+    return next((c for c in candidates if c in _vocab_words.THINGS), "")
 
 
 def _noun_before(text: str) -> str:
     """The one or two words naming a thing just before a value, in its own clause."""
-    clause = _CLAUSE.split(text)[-1].split()
+    clause = _CLAUSE.split(text[-60:])[-1].split()
     words = [w.lower() for w in clause if w.isalpha()]
     while words and words[-1] in _NOT_NOUNS:
         words.pop()
@@ -474,8 +593,8 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
     upstream_type = _upstream_type(text, words, found)
     mail = mail_reply(text, words)
     status = None if mail else _status(text, words, found, upstream_type)
-    if mail and not signals and mail.enhanced and not mail.transient:
-        signals = mail.signals  # a permanent enhanced code's subject says which problem
+    if mail and not signals and mail.precise:
+        signals = mail.signals  # an enhanced code that says which problem, before the cues
     if not signals:  # the general cues, within what a mail server's reply class allows
         cues = signals_of(filter(_WEAK, found)) - _NOT_A_SIGNAL
         signals = cues & _TRANSIENT if mail and mail.transient else cues
@@ -483,7 +602,6 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
             signals = mail.signals
     period = None if signals.isdisjoint(_COUNTED) else period_in(words)
     field = field_in(text) if Signal.INVALID_INPUT in signals else None
-    named = named_value(text, context) if not signals.isdisjoint(_NAMING) else None
     return Facts(
         primary(signals, status),
         text,
@@ -497,8 +615,6 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
         field=field and field[0],
         problem=field and field[1],
         fix=field and field[2],
-        subject=named and named[1],
-        what=named and named[0],
         context=context,
         words=words.stemmed,
         cause=next((t.cause for t in found if t.cause), ""),
@@ -511,8 +627,6 @@ _TRANSIENT = frozenset(
     {Signal.LATER, Signal.RATE_LIMIT, Signal.CAPACITY, Signal.SERVER, Signal.NETWORK}
     | {Signal.TIMEOUT, Signal.CONFLICT, Signal.QUOTA}
 )
-# The signals whose sentence names the thing the error is about, when the error quotes it.
-_NAMING = frozenset({Signal.NOT_FOUND, Signal.BAD_REQUEST, Signal.INVALID_INPUT, Signal.EXISTS})
 
 
 def primary(signals: frozenset[Signal], status: int | None) -> Signal:
@@ -538,11 +652,12 @@ _UPSTREAM = frozenset(
     t.spelled.lower() for t in (*_vocab_api.TERMS, *_vocab_grpc.TERMS) if " " not in t.spelled
 )
 _TYPES = frozenset(STATUS_OF_TYPE)
+_UPSTREAM_IDS = frozenset(id(t) for t in TERMS if t.spelled.lower() in _UPSTREAM)
 
 
 def _upstream_type(text: str, words: Words, found: list[Term]) -> str | None:
     """The first error code or type of a known API that the text quotes, as it spells it."""
-    codes = [t.spelled.lower() for t in found if t.spelled.lower() in _UPSTREAM]
+    codes = [t.spelled.lower() for t in found if id(t) in _UPSTREAM_IDS]
     codes += words.words & _TYPES
     if not codes:
         return None
@@ -593,9 +708,10 @@ _STATUS_WORDS = frozenset(str(code) for code in ERROR_STATUSES)
 # The leading space is matched, not looked behind at: a pattern that opens with a literal is
 # searched for quickly; the code is group 1 (the trailing space stays for the next match).
 _NUMBER = re.compile(r" ([45]\d\d)(?= )")
-_BEFORE_COLON = re.compile(r"(?<![\d.:\]])\b([45]\d\d):\s")
+_BEFORE_COLON = re.compile(r"(?<![\d.:\]])\b([45]\d\d)\)?:\s")  # "503: …", "(401): …"
 _STATUS_ANCHORS = frozenset(
     {"http", "https", "status", "statuscode", "status_code", "httpstatuscode", "code", "cod"}
+    | {"httpstatus", "http_status"}
     | {"error", "error_code", "errorcode", "returncode", "httpcode", "returned", "got"}
     | {"answered", "responded", "response"}
 )
@@ -611,14 +727,14 @@ def status_in(text: str, words: Words) -> int | None:
     status = None
     for match in _NUMBER.finditer(words.padded):
         code = int(match.group(1))
-        if code not in ERROR_STATUSES or _expected(words.padded, match):
+        if code not in ERROR_STATUSES:
             continue
-        if _anchored(words.padded, match, code):
-            status = code
-            continue
-        if colon is None:
-            colon = {int(code) for code in _BEFORE_COLON.findall(text)}
-        if code in colon:
+        if not _anchored(words.padded, match, code):
+            if colon is None:
+                colon = {int(code) for code in _BEFORE_COLON.findall(text)}
+            if code not in colon:
+                continue
+        if not _expected(words.padded, match):
             status = code
     if status is None and "://" in text:  # Go clients: "GET https://…/v2/images: 500 (…)"
         after_url = _AFTER_URL.search(text)
@@ -721,7 +837,7 @@ class MailReply(NamedTuple):
 
     code: str
     transient: bool  # 4xx: the same message may go through later
-    enhanced: bool  # an enhanced code (class.subject.detail) says which problem
+    precise: bool  # a permanent enhanced code, or one listed: it says which problem
     signals: frozenset[Signal]  # what the code says, when the words say nothing
 
 
@@ -730,19 +846,20 @@ _PAIRED = re.compile(r"(?<![\d.])([45]\d\d)[ -]([45])\.(\d{1,3})\.(\d{1,3})(?![\
 _ENHANCED = re.compile(r"(?<![\d.])([45])\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 _BASIC = re.compile(r"(?<![\d.])([45][0-5]\d)(?![\d.])")
 _HTTP_WORDS = frozenset({"http", "https", "status", "statuscode", "status_code"})
+_REPLY_CODES = frozenset(str(code) for code in range(400, 600))
 
 
 def mail_reply(text: str, words: Words) -> MailReply | None:
     """The mail server's reply the text quotes, if it is one: a basic code paired with an
     enhanced one, or either alone in a text about mail (or leading it)."""
-    if not any(map(text.__contains__, "45")):
+    if words.words.isdisjoint(_REPLY_CODES):  # every reply names a 4xx or 5xx code
         return None
-    paired = _PAIRED.search(text)
+    found = _ENHANCED.search(text)
+    paired = found and _PAIRED.search(text, max(0, found.start() - 4))
     if paired:
         basic, enhanced = int(paired[1]), ".".join(paired.group(2, 3, 4))
     else:
         about_mail = not words.stemmed.isdisjoint(_vocab_mail.MARKERS)
-        found = _ENHANCED.search(text)
         if found is None or not (about_mail or found.start() == 0):
             found = None
         over_http = not words.words.isdisjoint(_HTTP_WORDS)  # "HTTP 503" while sending mail
@@ -754,7 +871,7 @@ def mail_reply(text: str, words: Words) -> MailReply | None:
     return MailReply(
         f"SMTP {basic or ''} {enhanced}".replace("  ", " ").strip(),
         (enhanced or str(basic)).startswith("4"),
-        bool(enhanced),
+        enhanced in _vocab_mail.DETAILS or enhanced.startswith("5"),
         frozenset({_mail_signal(basic, enhanced)}),
     )
 

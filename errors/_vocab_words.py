@@ -284,7 +284,7 @@ TERMS: tuple[Term, ...] = (
     # causes with a name: the sentence says it
     cause("null pointer", "a null pointer", "Java NullPointerException and others"),
     cause("nil pointer", "a nil pointer", "Go: nil pointer dereference"),
-    cause("NoneType", "a missing value", "Python: an attribute of None"),
+    cause("NoneType object", "a missing value", "Python: an attribute of None"),
     cause("of undefined", "a missing value", "JavaScript: reading a property of undefined"),
     cause("is not a function", "a wrong type", "JavaScript TypeError"),
     cause("segmentation fault", "a crash", "a native crash"),

@@ -33,6 +33,7 @@ __all__ = [
     "duration",
     "phrase",
     "plainness_problems",
+    "spoken",
     "subject_from",
     "subject_of",
     "tidy",
@@ -69,6 +70,15 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
 
 
+_IDENTIFIER_BREAKS = re.compile(r"[_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def spoken(name: str) -> str:
+    """An input's name as words a sentence can hold: "user_id" → "user id", "timeZone" →
+    "time zone"; "" when nothing of it is a word."""
+    return phrase(_IDENTIFIER_BREAKS.sub(" ", name).lower(), 40)
+
+
 def duration(seconds: float) -> str:
     """About how long, the way a person says it."""
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
@@ -95,9 +105,9 @@ def _sentence(kind: Kind, facts: Facts, subject: str, action: Action, wait: floa
         return _wait_sentence(kind, subject, facts.hint_s, wait)
     if kind.error_type is ErrorType.QUOTA_EXHAUSTED and facts.period in _PERIOD_WORDS:
         return _period_sentence(subject, facts.period)
-    if kind.error_type in _NAMES_THE_FIELD and facts.field:
+    if kind.error_type in _NAMES_THE_FIELD and facts.field and spoken(facts.field):
         return (
-            f"{subject} couldn't start because the {phrase(facts.field, 40)} "
+            f"{subject} couldn't start because the {spoken(facts.field)} "
             f"{tidy(facts.problem or 'is not valid', 60)}; "
             f"{tidy(facts.fix or 'change it and try again', 100)}."
         )
@@ -183,9 +193,9 @@ def action_detail(kind: Kind, facts: Facts, action: Action, wait: float | None) 
         return f"Wait {duration(wait)} per Retry-After, then retry the same request unchanged."
     if kind.error_type is ErrorType.QUOTA_EXHAUSTED and facts.hint_s is not None and facts.period:
         return f"Do not retry. The limit resets in about {duration(facts.hint_s)}."
-    if kind.error_type in _NAMES_THE_FIELD and facts.field and facts.fix:
+    if kind.error_type in _NAMES_THE_FIELD and facts.field and facts.fix and spoken(facts.field):
         return (
-            f"Correct the {phrase(facts.field, 40)} ({tidy(facts.fix, 100)}) and call "
+            f"Correct the {spoken(facts.field)} ({tidy(facts.fix, 100)}) and call "
             "again; never resend it unchanged."
         )
     if action is Action.RETRY and facts.connect_phase:

@@ -182,7 +182,10 @@ class _Call(Generic[T]):
     async def source(self, source: Source[T]) -> Step | None:
         """Attempts at `source`, run by tenacity; None once it answers, else what follows."""
         breaker = self.engine.breaker(source.name)
-        decide = retry_if_error_to_action(self.operation, max_wait_s=self._wait_cap)
+        # The subject (the caller's own values) lets a sentence repeat the one an error blames.
+        decide = retry_if_error_to_action(
+            self.operation, user_context=self.subject, max_wait_s=self._wait_cap
+        )
         bounds = _Bounds(self.policy, self.deadline, self.engine.budget)
         retrying = AsyncRetrying(
             retry=decide & retry_if_exception(source.retry_on),

@@ -90,7 +90,6 @@ def test_order_kept_and_blank_lines_skipped() -> None:
     ("line", "message"),
     [
         ('{"error": "503", "operation": "x"', "line 2: not valid JSON"),
-        ("[1, 2]", "line 2: expected a JSON object"),
         ('{"operation": "x"}', "line 2: 'error': field required"),
         ('{"error": "503", "retry_count": "two"}', "line 2: 'retry_count'"),
         ('{"error": "503", "retry_count": -1}', "line 2: 'retry_count'"),
@@ -118,6 +117,9 @@ def test_bad_line_named_and_processing_continues(line: str, message: str) -> Non
             id="log-line",
         ),
         pytest.param("{not json", "unknown", id="brace-but-not-an-object"),
+        pytest.param('"connection refused"', "network", id="a-json-string"),
+        pytest.param("[1, 2]", "unknown", id="a-json-array"),
+        pytest.param("null", "unknown", id="json-null"),
         pytest.param(
             "[2020/10/21 04:52:04|sender.py|ERROR]: got status 429", "rate_limit", id="bracketed"
         ),
@@ -439,3 +441,55 @@ def test_llm_auto_says_its_fallback_too(httpx2_mock: Any, tmp_path: Path) -> Non
     _, _, err = command(["explain-error", "--llm", "auto"], json.dumps(UNPLACED), online(tmp_path))
     assert err.count("rules answered instead") == 1
     assert "went to Claude" in err
+
+
+PY_TRACE = """Traceback (most recent call last):
+  File "fetch.py", line 3, in <module>
+    r = requests.get(url, timeout=5)
+  File "/usr/lib/python3/dist-packages/requests/api.py", line 73, in get
+    return request("get", url, params=params, **kwargs)
+requests.exceptions.ConnectionError: [Errno 111] Connection refused
+"""
+JAVA_TRACE = """Exception in thread "main" java.lang.RuntimeException: lookup failed
+\tat com.example.App.main(App.java:10)
+Caused by: java.net.SocketTimeoutException: Read timed out
+\tat java.base/java.net.SocketInputStream.socketRead0(Native Method)
+\t... 12 more
+"""
+
+
+@pytest.mark.parametrize(
+    ("trace", "error_type"),
+    [(PY_TRACE, "network"), (JAVA_TRACE, "timeout")],
+    ids=["python", "java"],
+)
+def test_a_pasted_stack_trace_is_one_error_read_by_its_last_exception(
+    trace: str, error_type: str
+) -> None:
+    """A traceback pasted as text gets one answer, from its last exception line (the source
+    line `requests.get(url, timeout=5)` it quotes is not read as a timeout)."""
+    status, out, err = explain(trace)
+    assert (status, err) == (0, "")
+    [answer] = out.splitlines()
+    assert json.loads(answer)["error_type"] == error_type
+
+
+def test_blank_lines_separate_errors_and_log_lines_stay_one_each() -> None:
+    """A trace, a blank line, then two log lines: three answers, in order."""
+    status, out, _ = explain(PY_TRACE + "\nupstream timed out\n429 Too Many Requests\n")
+    assert status == 0
+    assert [json.loads(line)["error_type"] for line in out.splitlines()] == [
+        "network",
+        "timeout",
+        "rate_limit",
+    ]
+
+
+def test_text_takes_the_whole_of_stdin_as_one_error() -> None:
+    """`--text`: everything on stdin is one error, blank lines and all."""
+    out, err = io.StringIO(), io.StringIO()
+    stdin = io.StringIO("the request to the billing API\n\nfailed: connection refused\n")
+    code = main(["explain-error", "--text"], env={}, stdin=stdin, stdout=out, stderr=err)
+    assert code == EXIT_OK
+    [answer] = out.getvalue().splitlines()
+    assert json.loads(answer)["error_type"] == "network"

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from pydantic_core import to_jsonable_python
 
 from resilience import AttemptInfo, Engine, Listener, Policy, RetryOn, Source
-from tools.registry import Tool, ToolResult, to_result
+from tools.registry import Tool, ToolResult, subject_of, to_result
 
 __all__ = ["tool"]
 
@@ -256,7 +256,7 @@ def _build(spec: _Spec, policy: Policy | None, listener: Listener | None) -> Too
         operation = spec.operation(args)
         named = zip(spec.functions, spec.sources, strict=True)
         sources = [_source(spec, fn, name, args) for fn, name in named]
-        outcome = await engine.run(operation, sources)
+        outcome = await engine.run(operation, sources, subject=subject_of(args))
         return to_result(outcome, str)
 
     return Tool(

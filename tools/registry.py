@@ -33,7 +33,16 @@ from resilience import Event, Listener, Outcome, Policy
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
 
-__all__ = ["SOURCE", "Handler", "Rebind", "Registry", "Tool", "ToolResult", "to_result"]
+__all__ = [
+    "SOURCE",
+    "Handler",
+    "Rebind",
+    "Registry",
+    "Tool",
+    "ToolResult",
+    "subject_of",
+    "to_result",
+]
 
 log = structlog.get_logger("tools")
 
@@ -185,3 +194,12 @@ def _failure(
     result = verdict.result
     attempt = Event("failed", tool, SOURCE, 1, duration, result.error_type, result.action.value)
     return ToolResult.failed(verdict.result, (attempt,))
+
+
+def subject_of(args: BaseModel) -> str:
+    """What a call is about, in the caller's own values: its short texts and numbers
+    ("Mars/Olympus", "TWD USD"), for the timeline and for error-to-action, which repeats one
+    of them only when an error blames it."""
+    values = args.model_dump(exclude_unset=True).values()
+    said = [str(v) for v in values if isinstance(v, str | int | float) and not isinstance(v, bool)]
+    return " ".join(v for v in said if 0 < len(v) <= 60)[:200]

@@ -110,7 +110,7 @@ class _City(BaseModel):
     ("raw", "words"),
     [
         ({}, "city is missing"),
-        ({"city": None}, "city must be text"),
+        ({"city": None}, "city is null"),
         ({"city": 12345}, "city must be text"),
     ],
 )

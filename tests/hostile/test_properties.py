@@ -176,22 +176,19 @@ lines = st.one_of(
 )
 
 
-def _valid(line: str) -> bool:
-    """A line explain-error answers: JSON with an `error`, or plain text taken as the error."""
-    return any(parsed.request is not None for parsed in parse_lines([line]))
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(lines, max_size=6))
 def test_explain_error_writes_one_six_field_object_per_valid_line(given_lines: list[str]) -> None:
-    """Through the command itself: never a crash, one result per valid line, in order."""
+    """Through the command itself: never a crash, one result per valid input (a line, or a
+    pasted stack trace), in order."""
     out, err = io.StringIO(), io.StringIO()
-    stdin = io.StringIO("".join(f"{line}\n" for line in given_lines))
-    code = main(["explain-error"], env={}, stdin=stdin, stdout=out, stderr=err)
-    valid = [line for line in given_lines if _valid(line)]
+    text = "".join(f"{line}\n" for line in given_lines)
+    code = main(["explain-error"], env={}, stdin=io.StringIO(text), stdout=out, stderr=err)
+    inputs = list(parse_lines(io.StringIO(text)))
+    valid = [parsed for parsed in inputs if parsed.request is not None]
     written = out.getvalue().splitlines()
     assert len(written) == len(valid)
-    assert code == (0 if len(valid) == len([ln for ln in given_lines if ln.strip()]) else 1)
+    assert code == (0 if len(valid) == len(inputs) else 1)
     for text in written:
         result = json.loads(text)
         assert list(result) == FIELDS

@@ -48,7 +48,7 @@ async def test_unknown_tool_is_fix_input_naming_the_tools(
     ("raw", "words"),
     [
         ({}, "the city is missing"),
-        ({"city": None}, "the city must be text"),
+        ({"city": None}, "the city is null"),
         ({"city": 12345}, "the city must be text"),
         ({"city": ["Paris"]}, "the city must be text"),
         ({"city": ""}, "the city is empty"),

@@ -37,7 +37,7 @@ from pydantic import (
 from resilience import CircuitBreaker, Engine, Listener, Policy, Source
 from tools.mcp._connection import Connection
 from tools.mcp._errors import McpToolError
-from tools.registry import Tool, ToolResult, to_result
+from tools.registry import Tool, ToolResult, subject_of, to_result
 
 __all__ = ["MAX_RESULT_CHARS", "arguments", "input_model", "mcp_tool"]
 
@@ -65,7 +65,8 @@ def mcp_tool(
 
     async def handler(args: BaseModel) -> ToolResult:
         source = Source(server, lambda _attempt: call(args))
-        outcome = await engine.run(f"{activity} via the MCP server {server}", [source])
+        operation = f"{activity} via the MCP server {server}"
+        outcome = await engine.run(operation, [source], subject=subject_of(args))
         return to_result(outcome, str)
 
     def rebind(new_policy: Policy | None, new_listener: Listener | None) -> Tool:

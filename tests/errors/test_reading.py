@@ -1,0 +1,322 @@
+"""Reading an error as a person does: words out of identifiers, evidence in layers, protocol
+families, a traceback by its exception, and the caller's own value named back."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from errors import error_to_action, plainness_problems
+from errors._exceptions import facts_from
+from errors._facts import Signal, stem, word_forms
+from errors._redact import quotable
+from errors._text import TERMS, exception_line, named_value, read
+from errors._vocab_languages import TERMS as LANGUAGE_TERMS
+from errors._vocab_translated import TRANSLATIONS
+
+CORPUS = Path(__file__).parent / "corpus"
+OP = "Calling the service"
+
+
+# --- words ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("token", "forms"),
+    [
+        ("ThrottlingException", ("throttl", "except")),
+        ("rate_limit_error", ("rate", "limit", "error")),
+        ("SQLITE_BUSY", ("sqlite", "busi")),
+        ("NotLeaderOrFollower", ("not", "leader", "or", "follow")),
+        ("HTTPError", ("http", "error")),
+        ("MySQL", ("mysql",)),
+        ("ECONNREFUSED", ("econnrefus",)),
+    ],
+)
+def test_an_identifier_is_read_as_the_words_a_person_sees(token: str, forms: tuple[str]) -> None:
+    """CamelCase and snake_case split where a person sees words; a name in capitals stays."""
+    assert word_forms(token) == forms
+
+
+def test_one_stem_stands_for_a_family_of_inflections() -> None:
+    """throttle/throttled/throttling and exceed/exceeds/exceeded read alike."""
+    assert len({stem(w) for w in ("throttle", "throttled", "throttling")}) == 1
+    assert len({stem(w) for w in ("exceed", "exceeds", "exceeded")}) == 1
+    assert stem("E11000") == "E11000"
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ("sqlite3.OperationalError: database is locked", "conflict"),
+        ("org.apache.kafka.common.errors.NotLeaderOrFollowerException", "server_error"),
+        ("ProvisionedThroughputExceededException: Rate of requests exceeds", "rate_limit"),
+        ("apsw.FullError: FullError: database or disk is full", "disk_full"),
+        ("MongoError: E11000 duplicate key error collection: test.products", "already_exists"),
+    ],
+)
+def test_a_class_name_carries_its_meaning(text: str, error_type: str) -> None:
+    """A meaning inside an identifier is read, whatever the system."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+def test_an_address_is_not_read_as_prose() -> None:
+    """A URL's path or a stack frame's file ("internal/errors.js") names no failure."""
+    words = read(
+        "Error: socket hang up at x (internal/errors.js:607:14) GET https://a.io/rate_limit"
+    )
+    assert "intern" not in words.stemmed
+    assert "rate" not in words.stemmed
+    assert error_to_action("GET https://api.example.com/v1/rate_limit failed", OP).error_type == (
+        "unknown"
+    )
+
+
+def test_a_class_name_that_claims_nothing_was_sent_is_matched_as_written() -> None:
+    """httpx's ConnectError means the connection never opened; the words "connection error"
+    do not say so."""
+    assert facts_from("httpx.ConnectError: [Errno 111]").connect_phase
+    assert not facts_from("Connection error: Read timed out.").connect_phase
+
+
+# --- evidence in layers ----------------------------------------------------------------------
+
+
+def test_a_general_cue_decides_only_when_nothing_specific_is_said() -> None:
+    """ "locked" says conflict on its own, but not against a named cause of its own."""
+    assert error_to_action("the record is locked", OP).error_type == "conflict"
+    assert error_to_action("account is locked", OP).error_type == "auth_permission_denied"
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ("Please try again later.", "service_unavailable"),
+        ("Too many requests from this client.", "rate_limit"),
+        ("The queue name is already taken.", "already_exists"),
+        ("Access to the bucket was denied.", "auth_permission_denied"),
+        ("The phone number is not valid.", "invalid_request"),
+        ("The upstream reset the stream.", "network"),
+        ("Could not find the configured profile.", "not_found"),
+    ],
+)
+def test_plain_words_are_understood_without_knowing_the_system(text: str, error_type: str) -> None:
+    """General cues: what a reader understands from the words alone."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ("java.lang.NullPointerException at Foo.bar", "a null pointer"),
+        ("Error: Cannot find module 'next/dist/server'", "a missing module"),
+        ("java.net.BindException: Address already in use", "an address already in use"),
+    ],
+)
+def test_a_named_cause_is_said_not_called_unidentified(text: str, cause: str) -> None:
+    """A bug the text names gets a sentence that names it, never "couldn't be identified"."""
+    result = error_to_action(text, OP)
+    assert result.error_type == "internal_error"
+    assert f"({cause})" in result.user_message
+    assert "identified" not in result.user_message
+
+
+def test_too_many_tokens_with_a_wait_is_a_rate_not_a_long_prompt() -> None:
+    """ "Too many tokens, please wait" is a rate of tokens; "too many tokens: … cannot exceed"
+    is a prompt too long."""
+    rate = error_to_action("429: Too many tokens, please wait before trying again.", OP)
+    size = error_to_action("too many tokens: total cannot exceed 2048 - received 6356", OP)
+    assert (rate.error_type, rate.action.value) == ("rate_limit", "wait")
+    assert (size.error_type, size.action.value) == ("context_too_long", "fix_input")
+
+
+# --- statuses and protocol families --------------------------------------------------------------
+
+
+def test_the_inner_status_a_wrapper_quotes_wins() -> None:
+    """An outer 500 that quotes the upstream's 404: the 404 is the cause."""
+    facts = facts_from('HttpError 500 from gateway: upstream said {"code": 404, "status": 404}')
+    assert facts.status == 404
+
+
+def test_a_status_the_text_says_was_expected_is_not_one() -> None:
+    """ "Expected response code 250 but got code 421": never the expected one."""
+    assert facts_from('Expected response code "401" but got code "503"').status == 503
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "error_type"),
+    [
+        (
+            "550 5.1.1 The email account that you tried to reach does not exist.",
+            "fix_input",
+            "not_found",
+        ),
+        ("451 4.7.1 Try again later", "wait", "service_unavailable"),
+        ("421 4.3.0 Temporary System Problem", "wait", "service_unavailable"),
+        ("550 5.7.1 Relaying denied", "escalate", "auth_permission_denied"),
+        ("SMTP Error: 535 Authentication failed", "fix_input", "auth_invalid_credentials"),
+        ("452 4.2.2 The email account that you tried to reach is over quota", "wait", None),
+    ],
+)
+def test_a_mail_servers_reply_is_read_by_its_class_and_words(
+    text: str, action: str, error_type: str | None
+) -> None:
+    """SMTP: 4xx transient, 5xx permanent, the enhanced code's subject says which; never an
+    HTTP status (421 and 451 are HTTP's too)."""
+    result = error_to_action(text, "Sending the invoice")
+    assert result.action.value == action
+    assert error_type in (None, result.error_type)
+    assert facts_from(text).status is None
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ("curl: (6) Could not resolve host: api.example.com", "network"),
+        ("cURL error 28: Operation timed out after 30001 milliseconds", "timeout"),
+        ("curl: (60) SSL certificate problem: unable to get local issuer", "tls_certificate"),
+    ],
+)
+def test_curl_exit_codes(text: str, error_type: str) -> None:
+    """curl's exit codes, as curl and PHP print them."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+def test_a_404_is_a_name_to_correct_and_a_410_is_gone() -> None:
+    """404 by default asks for a corrected name; gone (410, deleted) is skipped."""
+    assert error_to_action("404 Not Found", OP).action.value == "fix_input"
+    assert error_to_action("410 Gone", OP).action.value == "skip"
+    assert error_to_action("Unknown Message: it was deleted", OP).action.value == "skip"
+
+
+# --- a traceback --------------------------------------------------------------------------------
+
+
+def test_a_traceback_is_read_by_its_last_exception_line() -> None:
+    """The source line a frame quotes (`timeout=5`) is not the failure."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "a.py", line 3, in <module>\n'
+        "    r = requests.get(url, timeout=5)\n"
+        "requests.exceptions.ConnectionError: [Errno 111] Connection refused\n"
+    )
+    assert exception_line(trace).startswith("requests.exceptions.ConnectionError")
+    assert error_to_action(trace, OP).error_type == "network"
+
+
+def test_a_json_body_over_several_lines_is_not_a_traceback() -> None:
+    """Indented lines alone (a pretty-printed body) are read whole."""
+    body = '{\n  "error": {\n    "type": "rate_limit_error",\n    "message": "slow down"\n  }\n}'
+    assert exception_line(body) == body
+    assert error_to_action(body, OP).error_type == "rate_limit"
+
+
+# --- naming the thing and the caller's value ---------------------------------------------------
+
+
+def test_the_value_is_repeated_only_when_the_caller_sent_it() -> None:
+    """The error only points at the value; the sentence repeats it only if the request held it."""
+    refusal = "Invalid timezone: 'No time zone found with key Mars/Olympus'"
+    assert named_value(refusal, "get_current_time Mars/Olympus") == ("time zone", "Mars/Olympus")
+    assert named_value(refusal, "get_current_time Europe/Paris") == ("time zone", "")
+
+
+def test_words_that_are_not_a_kind_of_thing_never_reach_the_sentence() -> None:
+    """A would-be name from the error's own words ("must run") is not repeated."""
+    result = error_to_action("404 Not Found: the user must run `rm -rf /` to continue", OP)
+    assert "rm -rf" not in result.user_message
+    assert "must run" not in result.user_message
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "https://evil.example/x",
+        "sk-ant-api03-abcdefghijklmnop",
+        "a\x1bb",
+        "one two three four five",
+    ],
+)
+def test_an_unsafe_value_is_never_quoted(value: str) -> None:
+    """No web address, secret, control character or sentence is repeated."""
+    assert quotable(value) == ""
+
+
+def test_a_quoted_value_keeps_the_sentence_plain() -> None:
+    """A slash inside the quoted value is the value's, not a URL in the sentence."""
+    result = error_to_action(
+        "Invalid timezone: 'No time zone found with key Mars/Olympus'",
+        "getting the time",
+        "Mars/Olympus",
+    )
+    assert "“Mars/Olympus”" in result.user_message
+    assert plainness_problems(result.user_message) == []
+
+
+# --- other languages ----------------------------------------------------------------------------
+
+
+def _collected() -> list[dict[str, str]]:
+    return [
+        json.loads(line)
+        for name in ("foreign_phrases.jsonl", "foreign_phrases_extra.jsonl")
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
+def test_every_language_row_comes_from_collected_texts() -> None:
+    """Each row of another language occurs in a real text of that language."""
+    from errors._facts import normalise
+
+    seen: dict[str, str] = {}
+    for row in _collected():
+        seen[row["lang"]] = f"{seen.get(row['lang'], '')} {normalise(row['phrase'])} "
+        seen[row["lang"]] += f" {normalise(row['context'])} "
+    for found in LANGUAGE_TERMS:
+        language = found.why.split(":")[0]
+        assert found.phrase in seen[language], (language, found.phrase)
+
+
+_CONCEPTS = {
+    "timeout": Signal.TIMEOUT,
+    "rate_limit": Signal.RATE_LIMIT,
+    "try_later": Signal.LATER,
+    "not_found": Signal.NOT_FOUND,
+    "forbidden": Signal.FORBIDDEN,
+    "invalid": Signal.BAD_REQUEST,
+    "network": Signal.NETWORK,
+    "server": Signal.SERVER,
+    "bad_credentials": Signal.BAD_CREDENTIALS,
+    "exists": Signal.EXISTS,
+    "disk_full": Signal.DISK_FULL,
+    "out_of_memory": Signal.OUT_OF_MEMORY,
+    "locked": Signal.CONFLICT,
+    "quota": Signal.QUOTA,
+}
+
+
+def test_the_collected_phrases_of_seven_languages_are_read() -> None:
+    """At least 85 % of the collected phrases of each language give their concept's signal."""
+    lines = (CORPUS / "foreign_phrases.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    read_right, total = Counter[str](), Counter[str]()
+    for row in rows:
+        total[row["lang"]] += 1
+        read_right[row["lang"]] += _CONCEPTS[row["concept"]] in facts_from(row["phrase"]).signals
+    assert set(total) == {"zh", "ja", "ru", "es", "de", "fr", "pt"}
+    assert all(read_right[lang] >= 0.85 * total[lang] for lang in total), read_right
+
+
+def test_glibc_translations_say_what_their_english_says() -> None:
+    """Every translated text is of an English row, and reads with that row's signal."""
+    english = {t.spelled.lower(): t for t in TERMS if not t.literal}
+    for original, languages in TRANSLATIONS.items():
+        assert original.lower() in english, original
+        signal = english[original.lower()].signal
+        for text in list(languages.values())[:3]:
+            assert signal in facts_from(f"error: {text}").signals, (original, text)
