@@ -24,7 +24,7 @@ import structlog
 
 from errors._classify import classify
 from errors._facts import clean_text
-from errors._kinds import ErrorAction
+from errors._kinds import ErrorAction, ErrorType
 from errors._redact import redact
 from errors._wording import plainness_problems
 
@@ -110,7 +110,7 @@ async def classify_with_fallback_model(
     is given, Claude's — checked as `explain_with_claude` checks it, within `wait_s`
     (`on_fallback` is told why, when Claude was asked and its answer not used)."""
     rules = classify(error, operation, user_context, retry_count).result
-    if client is None or rules.error_type != "unknown":
+    if client is None or rules.error_type != ErrorType.UNKNOWN:
         return Assisted(rules, asked=False, kept=False)
     text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
     asking = _checked_answer(

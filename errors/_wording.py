@@ -2,8 +2,9 @@
 
 Nothing from an upstream body reaches `user_message` or `action_detail`: they are built from
 the operation (ours, kept as written: `subject_from`), our own structured facts (a field name
-that looks like one, a place, a period, a wait) and each kind's fixed wording
-(`errors._kinds`). A sentence that still fails the plainness check (`plainness_problems`)
+that looks like one, a place, a period, a wait, a named cause from our vocabulary) and each
+kind's fixed wording (`errors._kinds`) — and, in quotes, a value the caller itself sent that
+the error points at (`errors._text.named_value`, made safe by `errors._redact.quotable`). A sentence that still fails the plainness check (`plainness_problems`)
 falls back to the kind's own words about "that request".
 
 The operation as a subject: its words stay as they are — names, versions ("Claude 3.5
