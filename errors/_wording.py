@@ -4,8 +4,9 @@ Nothing from an upstream body reaches `user_message` or `action_detail`: they ar
 the operation (ours, kept as written: `subject_from`), our own structured facts (a field name
 that looks like one, a place, a period, a wait, a named cause from our vocabulary) and each
 kind's fixed wording (`errors._kinds`) — and, in quotes, a value the caller itself sent that
-the error points at (`errors._text.named_value`, made safe by `errors._redact.quotable`). A sentence that still fails the plainness check (`plainness_problems`)
-falls back to the kind's own words about "that request".
+the error points at (`errors._text.named_value`, made safe by `errors._redact.quotable`). A
+sentence that still fails the plainness check (`plainness_problems`) falls back to the kind's
+own words about "that request".
 
 The operation as a subject: its words stay as they are — names, versions ("Claude 3.5
 Sonnet", "GPT-4", "2020.0.2"), "#channels" and "@scopes". Only what would make the sentence
