@@ -199,9 +199,12 @@ def term(
 
 
 _ASCII = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~\t\n\r\x0b\x0c"
-SEPARATORS = str.maketrans(
-    dict.fromkeys(_ASCII, " ") | {"\u2018": " ", "\u2019": " ", "\u201c": " ", "\u201d": " "}
+# Beyond ASCII: curly quotes, guillemets, and the punctuation of Chinese and Japanese (full
+# width: "，。：" and the rest), which separates words as ASCII's does.
+_WIDE = "‘’“”«»。【】「」『』、《》〈〉…·" + "".join(  # and the full-width forms of ASCII's
+    chr(0xFEE0 + ord(c)) for c in _ASCII if "!" <= c <= "~"
 )
+SEPARATORS = str.maketrans(dict.fromkeys(_ASCII + _WIDE, " "))
 # The same table for ASCII text as bytes: `bytes.translate` is several times faster than
 # `str.translate` with a dict, and most error texts are ASCII.
 ASCII_SEPARATORS = bytes.maketrans(_ASCII.encode(), b" " * len(_ASCII))

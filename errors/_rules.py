@@ -86,6 +86,22 @@ def busy_status(f: Facts) -> bool:
     return f.status is None or f.status == 429 or f.status >= 500
 
 
+# Words that name a credential, in the languages of the vocabularies: an "invalid" next to one
+# is a credential refused, not a malformed request.
+_CREDENTIALS = (
+    *("password", "credential", "credentials", "signature", "apikey", "jwt", "passwort"),
+    *("пароль", "токен", "contraseña", "senha", "assinatura", "firma", "imza", "hasło"),
+)
+_CREDENTIAL_PHRASE = re.compile(
+    r"(?i)\b(?:access|auth|bearer|session|refresh|id)[ _-]?token|\bapi[ _-]?key|\bsecret[ _-]?key"
+)
+
+
+def _names_a_credential(f: Facts) -> bool:
+    """The error names a credential: a password, a signature, an access token, an API key."""
+    return f.mentions(*_CREDENTIALS) or _CREDENTIAL_PHRASE.search(f.text) is not None
+
+
 def _push_refused(f: Facts) -> bool:
     """A refused push to a code repository ("permission to push", "repo.git denied"), not an
     image registry's "the push refers to a repository … denied"."""
@@ -192,9 +208,9 @@ RULES: tuple[Rule, ...] = (
     ),
     row(
         k.RATE_LIMIT,
-        "429 and its words, also when sent as 403 (GitHub): it passes",
+        "429 (and the older 420) and its words, also when sent as 403 (GitHub): it passes",
         signals=[S.RATE_LIMIT],
-        statuses=[429],
+        statuses=[420, 429],
     ),
     row(
         k.UNAVAILABLE,
@@ -208,6 +224,13 @@ RULES: tuple[Rule, ...] = (
         signals=[S.RECIPIENT_GONE],
     ),
     # Auth that only someone else can fix: no retry, no guessing.
+    row(
+        k.MISSING_KEY,
+        "refused as anonymous: no credential was sent at all",
+        signals=[S.FORBIDDEN, S.BAD_CREDENTIALS],
+        statuses=[401, 403],
+        when=mentions("anonymous"),
+    ),
     row(
         k.NEEDS_ADMIN,
         "SSO, SAML, a role, a policy or a tenant setting: an administrator acts, not the "
@@ -236,6 +259,13 @@ RULES: tuple[Rule, ...] = (
         signals=[S.BAD_CREDENTIALS],
         statuses=[401],
         upstreams=["authentication_error"],
+    ),
+    row(
+        k.BAD_CREDENTIALS,
+        "invalid words about a credential (a token, a password, a signature): it is refused",
+        signals=[S.BAD_REQUEST, S.INVALID_INPUT],
+        statuses=[400, 401],
+        when=lambda f: f.upstream_type is None and _names_a_credential(f),  # a type is exact
     ),
     row(
         k.FORBIDDEN,
@@ -300,6 +330,7 @@ RULES: tuple[Rule, ...] = (
         "400/422 and their words: fix, then resend",
         signals=[S.BAD_REQUEST, S.INVALID_INPUT],
         statuses=_CLIENT_ERRORS,
+        when=lambda f: f.status is None or f.status < 500,  # a 5xx is the service's own
     ),
     row(
         k.UNAVAILABLE,

@@ -57,11 +57,12 @@ from errors._facts import (
     normalise,
     read_token,
     stemmed,
+    term,
 )
 from errors._redact import quotable
 from errors._vocab_api import STATUS_OF_TYPE
-from errors._vocab_http import ERROR_STATUSES, OWN_PHRASES
-from errors._vocab_translated import TRANSLATIONS
+from errors._vocab_http import ERROR_STATUSES, OWN_PHRASES, SIGNAL_OF_STATUS
+from errors._vocab_translated import STATUS_PHRASES, TRANSLATIONS
 
 __all__ = [
     "MAX_WAIT_S",
@@ -107,7 +108,22 @@ def _translated(english: Iterable[Term]) -> Iterator[Term]:
             yield original._replace(phrase=normalise(text), why=why, spelled=text, literal=True)
 
 
-TERMS: tuple[Term, ...] = (*_ENGLISH, *_vocab_languages.TERMS, *_translated(_ENGLISH))
+def _status_phrases() -> Iterator[Term]:
+    """The reason phrases of the HTTP error statuses in other languages, as their signal."""
+    for code, by_language in STATUS_PHRASES.items():
+        if (signal := SIGNAL_OF_STATUS.get(code)) is None:
+            continue
+        for language, phrase in by_language.items():
+            why = f"HTTP {code} as Laravel-Lang/http-statuses words it in {language}"
+            yield term(phrase, signal, why, literal=True, billing=code == 402)
+
+
+TERMS: tuple[Term, ...] = (
+    *_ENGLISH,
+    *_vocab_languages.TERMS,
+    *_translated(_ENGLISH),
+    *_status_phrases(),
+)
 
 
 # Under each anchor: the one-word terms (found as soon as the anchor is), and the longer
@@ -208,13 +224,17 @@ _SOURCE_FILE = re.compile(r"\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|
 def _without_addresses(text: str) -> str:
     """`text` without URLs and paths to source files (a stack frame's "internal/errors.js")."""
     sources = ("/" in text or "\\" in text) and _SOURCE_FILE.search(text) is not None
-    if "://" not in text and not sources:
-        return text
-    return " ".join(chunk for chunk in text.split() if not _address(chunk))
+    if "://" in text:
+        text = _URL.sub(" ", text)
+    return _SOURCE_PATH.sub(" ", text) if sources else text
 
 
-def _address(chunk: str) -> bool:
-    return "://" in chunk or (("/" in chunk or "\\" in chunk) and bool(_SOURCE_FILE.search(chunk)))
+# A URL, to the first character that cannot be in one unescaped (a quote ends it in JSON).
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>()\[\]{}]+")
+_SOURCE_PATH = re.compile(
+    r"[\w.@~-]*(?:[/\\][\w.@~-]+)+\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|swift)\b"
+    r"(?::\d+)*"
+)
 
 
 def find(words: Words) -> list[Term]:
@@ -577,19 +597,21 @@ _WEAK = attrgetter("weak")
 def facts_from_text(text: str, now: datetime | None = None, context: str = "") -> Facts:
     """The facts of a cleaned error text.
 
-    The evidence is read in layers, the most specific first: the vocabulary's terms and the
-    codes of the protocols the text quotes (errno, gRPC, SQLSTATE, JSON-RPC, curl); then, if
-    they say nothing, the class of a mail server's reply; then, if still nothing, the general
-    cues a person reads without knowing the system ("try again later", "locked", "denied").
+    The evidence is read in layers, the most specific first: the codes the text quotes that
+    name one failure (errno, curl, NSURLError, ORA-), exact in any language, else the
+    vocabulary's terms — beside the classes of a status family (gRPC, JSON-RPC, SQLSTATE);
+    then, if they say nothing, the class of a mail server's reply; then, if still nothing, the
+    general cues a person reads without knowing the system ("try again later", "locked").
     """
     words = read(text)
     found = find(words)
     strong = list(itertools.filterfalse(_WEAK, found))
     errno_found, errno_connect = errno_signals(text, words)
-    curl_found, curl_connect = curl_signals(words)
-    signals = signals_of(strong) | errno_found | curl_found | grpc_signals(words)
-    signals |= sqlstate_signals(text, words) | json_rpc_signals(text)
-    signals -= _NOT_A_SIGNAL
+    coded, code_connect = client_codes(words)
+    exact = errno_found | coded  # one failure each, in any language: its words agree
+    signals = exact or signals_of(strong) - _NOT_A_SIGNAL
+    # the classes of a status family (gRPC, JSON-RPC, SQLSTATE) stand beside the words
+    signals |= grpc_signals(words) | sqlstate_signals(text, words) | json_rpc_signals(text)
     upstream_type = _upstream_type(text, words, found)
     mail = mail_reply(text, words)
     status = None if mail else _status(text, words, found, upstream_type)
@@ -597,7 +619,9 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
         signals = mail.signals  # an enhanced code that says which problem, before the cues
     if not signals:  # the general cues, within what a mail server's reply class allows
         cues = signals_of(filter(_WEAK, found)) - _NOT_A_SIGNAL
-        signals = cues & _TRANSIENT if mail and mail.transient else cues
+        if mail:  # a transient reply is no refusal; a permanent one no "try later"
+            cues = cues & _TRANSIENT if mail.transient else cues - {Signal.LATER}
+        signals = cues
         if not signals and mail:
             signals = mail.signals
     period = None if signals.isdisjoint(_COUNTED) else period_in(words)
@@ -608,7 +632,7 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
         status=status,
         upstream_type=upstream_type,
         hint_s=_hint(text, words, period, now),
-        connect_phase=errno_connect or curl_connect or any(map(_CONNECT, strong)),
+        connect_phase=errno_connect or code_connect or any(map(_CONNECT, strong)),
         signals=signals,
         period=period,
         billing=any(map(_BILLING, strong)),
@@ -680,6 +704,34 @@ _PERIOD_WORDS |= {"tomorrow": Period.DAY}
 _PERIOD_PHRASES = {" min ": Period.MINUTE, " next hour ": Period.HOUR}
 _PERIOD_PHRASES |= {" one minute ": Period.MINUTE, " a minute ": Period.MINUTE}
 _PER_WORD = {"sec": Period.SECOND, "min": Period.MINUTE}
+# The same periods in the languages of the vocabularies (read only beside a rate or a quota):
+# whole words, and inside the text for scripts without spaces and for inflected forms.
+_PERIODS_ABROAD = {
+    Period.SECOND: ("segundo", "segundos", "sekunde", "sekunden", "seconde", "secondes"),
+    Period.MINUTE: ("minuto", "minutos", "minuti", "minut", "minuty", "minuten", "dakika"),
+    Period.HOUR: ("hora", "horas", "stunde", "stunden", "heure", "heures", "godzina", "godziny"),
+    Period.DAY: ("jour", "jours", "giorno", "giorni", "diario", "diaria", "diário", "täglich"),
+    Period.MONTH: ("meses", "monat", "mois", "mese", "mensual", "mensal", "monatlich"),
+}
+_PERIOD_WORDS |= {word: period for period, words in _PERIODS_ABROAD.items() for word in words}
+_PERIOD_INSIDE = {
+    Period.SECOND: ("每秒", "秒钟", "секунд", "saniye"),
+    Period.MINUTE: ("分钟", "分鐘", "毎分", "минут"),
+    Period.HOUR: ("小时", "小時", "毎時", "час"),
+    Period.DAY: (
+        "每天",
+        "每日",
+        "毎日",
+        "当日",
+        "сутки",
+        "суток",
+        "в день",
+        "día",
+        "dzienn",
+        "günlük",
+    ),
+    Period.MONTH: ("每月", "毎月", "месяц", "mês", "miesiąc", "aylık"),
+}
 _LONGEST = list(Period)
 
 
@@ -689,6 +741,11 @@ def period_in(words: Words) -> Period | None:
     periods |= {period for phrase, period in _PERIOD_PHRASES.items() if phrase in words.padded}
     if "per" in words.padded:
         periods |= {_PER_WORD.get(w) or Period(w) for w in _PER.findall(words.padded)}
+    if not words.lowered.isascii():
+        inside = _PERIOD_INSIDE.items()
+        periods |= {
+            period for period, parts in inside if any(map(words.lowered.__contains__, parts))
+        }
     return max(periods, key=_LONGEST.index) if periods else None
 
 
@@ -842,7 +899,7 @@ class MailReply(NamedTuple):
 
 
 # "550 5.1.1", "550-5.1.1", "421 4.7.0": a basic code and an enhanced one of the same class.
-_PAIRED = re.compile(r"(?<![\d.])([45]\d\d)[ -]([45])\.(\d{1,3})\.(\d{1,3})(?![\d.])")
+_PAIRED = re.compile(r"(?<![\d.])([45]\d\d)[ :-]{1,3}([45])\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 _ENHANCED = re.compile(r"(?<![\d.])([45])\.(\d{1,3})\.(\d{1,3})(?![\d.])")
 _BASIC = re.compile(r"(?<![\d.])([45][0-5]\d)(?![\d.])")
 _HTTP_WORDS = frozenset({"http", "https", "status", "statuscode", "status_code"})
@@ -855,7 +912,7 @@ def mail_reply(text: str, words: Words) -> MailReply | None:
     if words.words.isdisjoint(_REPLY_CODES):  # every reply names a 4xx or 5xx code
         return None
     found = _ENHANCED.search(text)
-    paired = found and _PAIRED.search(text, max(0, found.start() - 4))
+    paired = found and _PAIRED.search(text, max(0, found.start() - 7))
     if paired:
         basic, enhanced = int(paired[1]), ".".join(paired.group(2, 3, 4))
     else:
@@ -902,16 +959,32 @@ def _mail_signal(basic: int, enhanced: str) -> Signal:
 
 
 _CURL = re.compile(r" curl (?:error )?(\d{1,2}) ")
+_ORACLE = re.compile(r"ora-(\d{5})")
+_NSURL = re.compile(r"nsurlerrordomain\W{1,3}code\W{0,2}(-\d{3,4})")
+# Each family: the word that must be there, how its codes are found (in the padded words, or
+# the lower-cased text), its table, and the codes that say nothing was sent.
+_FAMILIES = (
+    ("curl", _CURL, True, _vocab_clients.CURL_CODES, _vocab_clients.CURL_CONNECT),
+    ("nsurlerrordomain", _NSURL, False, _vocab_clients.NSURL_CODES, _vocab_clients.NSURL_CONNECT),
+)
 
 
-def curl_signals(words: Words) -> tuple[frozenset[Signal], bool]:
-    """The signals of the curl exit codes the text quotes ("curl: (6)", "cURL error 28"), and
-    whether one says nothing was sent."""
-    if "curl" not in words.words:
-        return frozenset(), False
-    codes = [int(code) for code in _CURL.findall(words.padded)]
-    found = frozenset(_vocab_clients.CURL_CODES[c] for c in codes if c in _vocab_clients.CURL_CODES)
-    return found, any(code in _vocab_clients.CURL_CONNECT for code in codes)
+def client_codes(words: Words) -> tuple[frozenset[Signal], bool]:
+    """The signals of the codes of the client libraries and servers the text quotes (curl's
+    "curl: (6)", "cURL error 28"; Apple's "NSURLErrorDomain Code=-1004"; Oracle's "ORA-00001"),
+    and whether one says nothing was sent. A code says it in every language."""
+    found: set[Signal] = set()
+    connect = False
+    for marker, pattern, in_words, table, connecting in _FAMILIES:
+        if marker in words.words:
+            codes = [int(c) for c in pattern.findall(words.padded if in_words else words.lowered)]
+            found.update(table[code] for code in codes if code in table)
+            connect = connect or any(code in connecting for code in codes)
+    if "ora" in words.words:
+        codes = [int(c) for c in _ORACLE.findall(words.lowered)]
+        found.update(_vocab_db.ORACLE_CODES[c] for c in codes if c in _vocab_db.ORACLE_CODES)
+        connect = connect or any(code in _vocab_db.ORACLE_CONNECT for code in codes)
+    return frozenset(found), connect
 
 
 _SQLSTATE = re.compile(r"sqlstate\W{0,3}([0-9a-z]{5})")

@@ -12,7 +12,15 @@ from __future__ import annotations
 from errors._facts import Signal as S
 from errors._facts import Term, term
 
-__all__ = ["CONNECT_CLASSES", "CURL_CODES", "CURL_CONNECT", "SIGNAL_OF_CLASS", "TERMS"]
+__all__ = [
+    "CONNECT_CLASSES",
+    "CURL_CODES",
+    "CURL_CONNECT",
+    "NSURL_CODES",
+    "NSURL_CONNECT",
+    "SIGNAL_OF_CLASS",
+    "TERMS",
+]
 
 _NET, _TIME, _DATA = S.NETWORK, S.TIMEOUT, S.BAD_DATA
 
@@ -159,3 +167,29 @@ CURL_CODES: dict[int, S] = {
     92: _NET,  # an HTTP/2 stream error
 }
 CURL_CONNECT = frozenset({5, 6, 7})  # nothing was sent
+
+# Apple's URL Loading System (NSURLErrorDomain codes, "Error Domain=NSURLErrorDomain
+# Code=-1004"): the code says it whatever language the description is in.
+NSURL_CODES: dict[int, S] = {
+    -1001: _TIME,  # timed out
+    -1003: _NET,  # cannot find host
+    -1004: _NET,  # cannot connect to host
+    -1005: _NET,  # the network connection was lost
+    -1006: _NET,  # DNS lookup failed
+    -1009: _NET,  # not connected to the internet
+    -1011: _DATA,  # bad server response
+    -1012: S.BAD_CREDENTIALS,  # user cancelled authentication (the credentials were refused)
+    -1013: S.MISSING_KEY,  # user authentication required
+    -1015: _DATA,  # cannot decode raw data
+    -1016: _DATA,  # cannot decode content data
+    -1017: _DATA,  # cannot parse response
+    -1100: S.NOT_FOUND,  # file does not exist
+    -1102: S.PERMISSION,  # no permission to read the file
+    -1103: S.TOO_LARGE,  # data length exceeds the maximum
+    -1200: S.CERTIFICATE,  # secure connection failed
+    -1201: S.CERTIFICATE,  # server certificate has a bad date
+    -1202: S.CERTIFICATE,  # server certificate untrusted
+    -1203: S.CERTIFICATE,  # server certificate has an unknown root
+    -1204: S.CERTIFICATE,  # server certificate not yet valid
+}
+NSURL_CONNECT = frozenset({-1003, -1004, -1006, -1009})  # nothing was sent

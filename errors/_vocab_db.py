@@ -16,7 +16,7 @@ from __future__ import annotations
 from errors._facts import Signal as S
 from errors._facts import Term, term
 
-__all__ = ["SQLSTATES", "SQLSTATE_CLASSES", "TERMS"]
+__all__ = ["ORACLE_CODES", "SQLSTATES", "SQLSTATE_CLASSES", "TERMS"]
 
 # SQLSTATE → signal, where a text quotes the code ("SQLSTATE[40001]", "ERROR:  40P01").
 SQLSTATES: dict[str, S] = {
@@ -36,6 +36,35 @@ SQLSTATES: dict[str, S] = {
     "57P02": S.NETWORK,  # crash_shutdown
     "57P03": S.SERVER,  # cannot_connect_now: starting up or shutting down
 }
+# Oracle's ORA- codes (Oracle Database Error Messages): the code says it in every language
+# the server speaks ("ORA-00001: 违反唯一约束条件", "ORA-00001: restriccion unica … violada").
+ORACLE_CODES: dict[int, S] = {
+    1: S.EXISTS,  # unique constraint violated
+    54: S.CONFLICT,  # resource busy and acquire with NOWAIT specified or timeout expired
+    60: S.CONFLICT,  # deadlock detected while waiting for resource
+    942: S.NOT_FOUND,  # table or view does not exist
+    1017: S.BAD_CREDENTIALS,  # invalid username/password; logon denied
+    1555: S.CONFLICT,  # snapshot too old: rerun the query
+    1653: S.DISK_FULL,  # unable to extend table in tablespace
+    1654: S.DISK_FULL,  # unable to extend index in tablespace
+    4031: S.OUT_OF_MEMORY,  # unable to allocate shared memory
+    12154: S.NOT_FOUND,  # could not resolve the connect identifier
+    12170: S.TIMEOUT,  # TNS connect timeout occurred
+    12505: S.NOT_FOUND,  # listener does not currently know of SID
+    12514: S.NOT_FOUND,  # listener does not currently know of service
+    12519: S.CAPACITY,  # no appropriate service handler found
+    12520: S.CAPACITY,  # listener could not find available handler
+    12541: S.NETWORK,  # TNS: no listener
+    12543: S.NETWORK,  # TNS: destination host unreachable
+    28000: S.FORBIDDEN,  # the account is locked
+    28001: S.EXPIRED_TOKEN,  # the password has expired
+    3113: S.NETWORK,  # end-of-file on communication channel
+    3114: S.NETWORK,  # not connected to ORACLE
+    3135: S.NETWORK,  # connection lost contact
+    18: S.CAPACITY,  # maximum number of sessions exceeded
+    20: S.CAPACITY,  # maximum number of processes exceeded
+}
+ORACLE_CONNECT = frozenset({12541, 12543})  # no listener, no host: nothing was sent
 # A whole class, where the exact code is not listed above.
 SQLSTATE_CLASSES: dict[str, S] = {
     "08": S.NETWORK,  # connection_exception

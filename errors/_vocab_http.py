@@ -14,9 +14,10 @@ from http import HTTPStatus
 from errors._facts import Signal as S
 from errors._facts import Term, normalise, term
 
-__all__ = ["ERROR_STATUSES", "OWN_PHRASES", "REASON_PHRASES", "TERMS"]
+__all__ = ["ERROR_STATUSES", "OWN_PHRASES", "REASON_PHRASES", "SIGNAL_OF_STATUS", "TERMS"]
 
 _EXTRA_STATUSES = {
+    420: "Enhance Your Calm",  # Twitter's old rate limit, still sent (Mailgun, some gateways)
     499: "Client Closed Request",  # nginx
     520: "Web Server Returned an Unknown Error",  # Cloudflare
     521: "Web Server Is Down",
@@ -82,3 +83,25 @@ TERMS: tuple[Term, ...] = (
     term("Bad Request", S.BAD_REQUEST, "RFC 9110 400 reason phrase"),
     term("Payment Required", S.QUOTA, "RFC 9110 402 reason phrase", billing=True),
 )
+
+# What an error status says, for its reason phrase in another language (whose words, unlike
+# the English, are not read as ordinary words elsewhere).
+SIGNAL_OF_STATUS: dict[int, S] = {
+    400: S.BAD_REQUEST,
+    401: S.BAD_CREDENTIALS,
+    402: S.QUOTA,
+    403: S.FORBIDDEN,
+    404: S.NOT_FOUND,
+    408: S.TIMEOUT,
+    409: S.CONFLICT,
+    413: S.TOO_LARGE,
+    420: S.RATE_LIMIT,
+    422: S.BAD_REQUEST,
+    423: S.CONFLICT,
+    429: S.RATE_LIMIT,
+    500: S.SERVER,
+    502: S.SERVER,
+    503: S.LATER,
+    504: S.TIMEOUT,
+    507: S.DISK_FULL,
+}

@@ -260,13 +260,21 @@ def test_a_quoted_value_keeps_the_sentence_plain() -> None:
 # --- other languages ----------------------------------------------------------------------------
 
 
-def _collected() -> list[dict[str, str]]:
-    return [
-        json.loads(line)
-        for name in ("foreign_phrases.jsonl", "foreign_phrases_extra.jsonl")
-        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+def _collected() -> list[tuple[str, str]]:
+    """(language, text) of every real text in another language: the collected phrases and
+    their contexts, and the held-out sets' texts."""
+    texts = []
+    for name in ("foreign_phrases.jsonl", "foreign_phrases_extra.jsonl"):
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else None
+            if row:
+                texts += [(row["lang"], row["phrase"]), (row["lang"], row["context"])]
+    for name in ("unseen_a.jsonl", "unseen_b.jsonl"):
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else None
+            if row and row["lang"] != "en":
+                texts.append((row["lang"], row["error"]))
+    return texts
 
 
 def test_every_language_row_comes_from_collected_texts() -> None:
@@ -274,9 +282,8 @@ def test_every_language_row_comes_from_collected_texts() -> None:
     from errors._facts import normalise
 
     seen: dict[str, str] = {}
-    for row in _collected():
-        seen[row["lang"]] = f"{seen.get(row['lang'], '')} {normalise(row['phrase'])} "
-        seen[row["lang"]] += f" {normalise(row['context'])} "
+    for language, text in _collected():
+        seen[language] = f"{seen.get(language, '')} {normalise(text)} "
     for found in LANGUAGE_TERMS:
         language = found.why.split(":")[0]
         assert found.phrase in seen[language], (language, found.phrase)
