@@ -286,13 +286,18 @@ def _other_scripts(padded: str, offset: int) -> list[tuple[int, int, Term]]:
 
 
 def _outermost(hits: list[tuple[int, int, Term]]) -> list[tuple[int, int, Term]]:
-    """The hits without the terms a longer hit holds in its own words ("not found" in
-    "module not found"): those say nothing more, and may say something else."""
+    """The hits without those a longer hit holds ("not found" in "module not found";
+    "不可用" in "服务不可用"): those say nothing more, and may say something else."""
     held = [_HELD[id(term)] for _, _, term in hits if id(term) in _HELD]
-    if not held:
-        return hits
     inside = frozenset().union(*held)
-    return [hit for hit in hits if id(hit[2]) not in inside]
+    scripts = [(at, at + len(t.phrase), t) for at, _, t in hits if not t.phrase.isascii()]
+    if len(scripts) > 1:  # other scripts are placed where they are found: compare their spans
+        inside |= {
+            id(t)
+            for s, e, t in scripts
+            if any(a <= s and e <= b and (b - a) > (e - s) for a, b, _ in scripts)
+        }
+    return [hit for hit in hits if id(hit[2]) not in inside] if inside else hits
 
 
 def _held_terms(terms: tuple[Term, ...]) -> dict[int, frozenset[int]]:
@@ -302,13 +307,13 @@ def _held_terms(terms: tuple[Term, ...]) -> dict[int, frozenset[int]]:
         by_phrase.setdefault(found.phrase, []).append(id(found))
     held: dict[int, frozenset[int]] = {}
     for found in terms:
-        words = found.phrase.split()
+        words = found.phrase.split()[:12]
         if len(words) < 2:
             continue
         parts = {
             " ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)
-        } - {found.phrase}
-        inner = frozenset(i for part in parts for i in by_phrase.get(part, ()))
+        }
+        inner = frozenset(i for part in parts - {found.phrase} for i in by_phrase.get(part, ()))
         if inner:
             held[id(found)] = inner
     return held
