@@ -90,10 +90,12 @@ def busy_status(f: Facts) -> bool:
 # is a credential refused, not a malformed request.
 _CREDENTIALS = (
     *("password", "credential", "credentials", "signature", "apikey", "jwt", "passwort"),
+    *("authentication", "login", "inloggning", "logowanie"),
     *("пароль", "токен", "contraseña", "senha", "assinatura", "firma", "imza", "hasło"),
 )
 _CREDENTIAL_PHRASE = re.compile(
-    r"(?i)\b(?:access|auth|bearer|session|refresh|id)[ _-]?token|\bapi[ _-]?key|\bsecret[ _-]?key"
+    r"(?i)\b(?:access|auth|bearer|session|refresh|id)[ _-]?token|\b(?:api|secret)[ _-]?key"
+    r"|\bclient[ _-]?secret"
 )
 
 

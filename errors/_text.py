@@ -631,12 +631,15 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
             signals = mail.signals
     period = None if signals.isdisjoint(_COUNTED) else period_in(words)
     field = field_in(text) if Signal.INVALID_INPUT in signals else None
+    hint = _hint(text, words, period, now)
+    if not signals and hint is not None:  # a wait asked for, and no more: a service to wait for
+        signals = frozenset({Signal.LATER})
     return Facts(
         primary(signals, status),
         text,
         status=status,
         upstream_type=upstream_type,
-        hint_s=_hint(text, words, period, now),
+        hint_s=hint,
         connect_phase=errno_connect or code_connect or any(map(_CONNECT, strong)),
         signals=signals,
         period=period,
@@ -754,7 +757,7 @@ def period_in(words: Words) -> Period | None:
     return max(periods, key=_LONGEST.index) if periods else None
 
 
-_HINT_WORDS = frozenset({"retry", "again", "tomorrow", "retry_after", "retryafter"})
+_HINT_WORDS = frozenset({"retry", "again", "tomorrow", "retry_after", "retryafter", "wait"})
 
 
 def _hint(text: str, words: Words, period: Period | None, now: datetime | None) -> float | None:
@@ -1020,7 +1023,7 @@ _HEADER_HINT = re.compile(
 )
 _WORD_HINT = re.compile(
     r"(?i)retry_?after[\"']?\s*[:=]\s*(\d+(?:\.\d+)?)()"
-    r"|(?:retry after|try again in|retry in)\s+(\d+(?:\.\d+)?)\s*"
+    r"|(?:retry after|try again in|retry in|wait for|wait)\s+(\d+(?:\.\d+)?)\s*"
     r"(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?\b"
 )
 _WORD_PERIOD = re.compile(
@@ -1031,7 +1034,7 @@ _TWINS = {
     pattern: re.compile(pattern.pattern.removeprefix("(?i)"))
     for pattern in (_WORD_HINT, _WORD_PERIOD)
 }
-_TRIGGERS = ("retry", "again", "tomorrow")
+_TRIGGERS = ("retry", "again", "tomorrow", "wait")
 
 
 def hint_from_headers(headers: Mapping[str, str], now: datetime | None = None) -> float | None:

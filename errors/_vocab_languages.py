@@ -1,5 +1,5 @@
 """The commonest error words in Chinese, Japanese, Russian, Spanish, German, French and
-Portuguese, and the first of Polish, Italian, Turkish and Korean.
+Portuguese, and the first of Polish, Italian, Turkish, Korean, Swedish, Czech and Vietnamese.
 
 Source of truth: `tests/errors/corpus/foreign_phrases.jsonl` — real texts in those languages,
 each with where it was seen: messages quoted in issue threads and help pages (Windows socket
@@ -23,7 +23,8 @@ __all__ = ["TERMS"]
 def said(
     lang: str, signal: S, *phrases: str, connect: bool = False, weak: bool = False
 ) -> tuple[Term, ...]:
-    """Rows for `phrases` of language `lang` that say `signal` (`weak`: a general cue)."""
+    """Rows for `phrases` of language `lang` that say `signal` (`weak`: a general cue — as
+    "try again later" is in every language: advice many errors add, whatever their cause)."""
     why = f"{lang}: real texts in tests/errors/corpus/foreign_phrases.jsonl"
     return tuple(term(p, signal, why, connect=connect, literal=True, weak=weak) for p in phrases)
 
@@ -32,7 +33,7 @@ TERMS: tuple[Term, ...] = (
     # Chinese, simplified and traditional
     *said("zh", S.TIMEOUT, "超时", "超過時間", "逾時", "没有正确答复", "无响应", "连接尝试失败"),
     *said("zh", S.RATE_LIMIT, "频繁", "调用频率", "频率上限", "流控", "并发数过高"),
-    *said("zh", S.LATER, "稍后再试", "稍后重试", "稍候再試", "暂时不可用", "暫時無法"),
+    *said("zh", S.LATER, "稍后再试", "稍后重试", "稍候再試", "暂时不可用", "暫時無法", weak=True),
     *said("zh", S.NOT_FOUND, "找不到", "未找到", "不存在"),
     *said("zh", S.FORBIDDEN, "拒绝访问", "访问被拒绝", "拒絕存取", "您无权", "禁止"),
     *said("zh", S.BAD_REQUEST, "参数错误", "格式错误", "参数异常", "参数缺失", "不能为空"),
@@ -53,8 +54,16 @@ TERMS: tuple[Term, ...] = (
     *said(
         "ja", S.RATE_LIMIT, "リクエストが多すぎ", "リクエストが多数", "短期間に集中", "レート制限"
     ),
-    *said("ja", S.LATER, "もう一度お試し", "再度お試し", "改めてお試し", "一時的に利用できません"),
-    *said("ja", S.LATER, "メンテナンス中"),
+    *said(
+        "ja",
+        S.LATER,
+        "もう一度お試し",
+        "再度お試し",
+        "改めてお試し",
+        "一時的に利用できません",
+        weak=True,
+    ),
+    *said("ja", S.LATER, "メンテナンス中", weak=True),
     *said("ja", S.NOT_FOUND, "見つかりません", "存在しません", "該当データがありません"),
     *said("ja", S.FORBIDDEN, "アクセスが拒否", "権限がありません", "禁止されています"),
     *said("ja", S.FORBIDDEN, "許可がありません"),
@@ -80,8 +89,8 @@ TERMS: tuple[Term, ...] = (
     # Russian
     *said("ru", S.TIMEOUT, "время ожидания", "таймаут", "попытка установить соединение была"),
     *said("ru", S.RATE_LIMIT, "слишком много запросов", "слишком много попыток"),
-    *said("ru", S.LATER, "попытку позже", "попробовать позже", "временно недоступ"),
-    *said("ru", S.LATER, "подождите перед повторной"),
+    *said("ru", S.LATER, "попытку позже", "попробовать позже", "временно недоступ", weak=True),
+    *said("ru", S.LATER, "подождите перед повторной", weak=True),
     *said("ru", S.NOT_FOUND, "не найден", "не существует", "нет такого файла"),
     *said("ru", S.FORBIDDEN, "доступ запрещен", "отказано в доступе", "недостаточно прав"),
     *said("ru", S.FORBIDDEN, "доступ ограничен"),
@@ -107,7 +116,7 @@ TERMS: tuple[Term, ...] = (
     *said("es", S.TIMEOUT, "expiró el tiempo", "agotó el tiempo"),
     *said("es", S.RATE_LIMIT, "demasiadas solicitudes", "demasiadas peticiones"),
     *said("es", S.RATE_LIMIT, "demasiado rápido", "número de solicitudes"),
-    *said("es", S.LATER, "más tarde", "temporalmente", "espere antes de intentar"),
+    *said("es", S.LATER, "más tarde", "temporalmente", "espere antes de intentar", weak=True),
     *said("es", S.NOT_FOUND, "no encontrado", "no existe", "no se encontró"),
     *said("es", S.FORBIDDEN, "prohibido", "prohibida", "denegada"),
     *said("es", S.FORBIDDEN, "suficientes permisos"),
@@ -133,7 +142,7 @@ TERMS: tuple[Term, ...] = (
     # German
     *said("de", S.TIMEOUT, "zeitüberschreitung", "wartezeit"),
     *said("de", S.RATE_LIMIT, "zu viele anfragen", "zu viele loginversuche"),
-    *said("de", S.LATER, "später noch einmal", "bevor sie es erneut versuchen"),
+    *said("de", S.LATER, "später noch einmal", "bevor sie es erneut versuchen", weak=True),
     *said(
         "de", S.LATER, "zur zeit nicht verfügbar", "nicht zur verfügung", "bitte versuchen sie es"
     ),
@@ -162,8 +171,8 @@ TERMS: tuple[Term, ...] = (
     *said("fr", S.TIMEOUT, "expiration du délai"),
     *said("fr", S.RATE_LIMIT, "trop de requêtes", "trop de demandes", "trop nombreuses"),
     *said("fr", S.RATE_LIMIT, "limite de taux"),
-    *said("fr", S.LATER, "réessayer plus tard", "réessayer dans quelques instants"),
-    *said("fr", S.LATER, "temporairement", "patienter avant de réessayer"),
+    *said("fr", S.LATER, "réessayer plus tard", "réessayer dans quelques instants", weak=True),
+    *said("fr", S.LATER, "temporairement", "patienter avant de réessayer", weak=True),
     *said("fr", S.NOT_FOUND, "non trouvé", "introuvable", "n'existe pas", "ne pas exister"),
     *said("fr", S.FORBIDDEN, "interdit", "accès refusé", "n'êtes pas autorisé", "droits d'accès"),
     *said("fr", S.BAD_REQUEST, "invalide", "est requis", "est manquante"),
@@ -187,8 +196,15 @@ TERMS: tuple[Term, ...] = (
     *said("pt", S.TIMEOUT, "tempo da ligação expirou"),
     *said("pt", S.RATE_LIMIT, "muitas solicitações", "demasiados pedidos", "muitas requisições"),
     *said("pt", S.RATE_LIMIT, "muitas tentativas", "limite de tentativas"),
-    *said("pt", S.LATER, "tente novamente mais tarde", "temporariamente indisponível"),
-    *said("pt", S.LATER, "aguarde antes de tentar", "aguarde, antes de tentar", "manutenção"),
+    *said("pt", S.LATER, "tente novamente mais tarde", "temporariamente indisponível", weak=True),
+    *said(
+        "pt",
+        S.LATER,
+        "aguarde antes de tentar",
+        "aguarde, antes de tentar",
+        "manutenção",
+        weak=True,
+    ),
     *said("pt", S.NOT_FOUND, "não encontrad", "não existe", "não foi encontrad"),
     *said("pt", S.FORBIDDEN, "proibido", "acesso negado", "não é autorizada", "não permitida"),
     *said("pt", S.FORBIDDEN, "permissão negada", "acesso não autorizado"),
@@ -215,10 +231,26 @@ TERMS: tuple[Term, ...] = (
     *said("pt", S.CAPACITY, "excesso de conexões"),
     # Polish, Italian, Turkish, Korean: the core words of real texts (the held-out sets)
     *said("pl", S.BAD_REQUEST, "nieprawidłow", "niepoprawne"),
-    *said("pl", S.LATER, "tymczasowo niedostępn", "ponów próbę później"),
+    *said("pl", S.LATER, "tymczasowo niedostępn", "ponów próbę później", weak=True),
     *said("pl", S.BAD_CREDENTIALS, "dane autoryzacyjne", "dane dostępowe"),
     *said("it", S.BAD_REQUEST, "non valido", "non corrispondente"),
     *said("it", S.INVALID_INPUT, "validazione"),
     *said("tr", S.BAD_REQUEST, "geçersiz", "olmalıdır"),
     *said("ko", S.BAD_CREDENTIALS, "로그인 실패"),
+    *said("ko", S.LATER, "다시 시도", weak=True),
+    *said("ru", S.BAD_REQUEST, "неверн", weak=True),
+    *said("es", S.FORBIDDEN, "denegado"),
+    *said("es", S.NOT_FOUND, "no se encuentra"),
+    *said("pt", S.EXISTS, "duplicidade"),
+    *said("it", S.EXISTS, "già", weak=True),
+    *said("it", S.BAD_REQUEST, "non deve"),
+    *said("sv", S.BAD_REQUEST, "ogiltig"),
+    *said("sv", S.MISSING_KEY, "saknas", weak=True),
+    *said("zh", S.BAD_REQUEST, "不合法"),
+    *said("zh", S.LATER, "明天再试", weak=True),
+    *said("zh", S.QUOTA, "每日限制"),
+    *said("de", S.DISK_FULL, "speicherplatz"),
+    *said("cs", S.FORBIDDEN, "odepřen"),
+    *said("tr", S.BAD_DATA, "boş yanıt"),
+    *said("vi", S.BAD_REQUEST, "không đúng", "không hợp lệ"),
 )

@@ -157,6 +157,12 @@ TERMS: tuple[Term, ...] = (
     term("malformed response", S.BAD_DATA, "the common phrase"),
     term("malformed json", S.BAD_DATA, "the common phrase"),
     term("invalid response", S.BAD_DATA, "an answer that cannot be used"),
+    term("json response", S.BAD_DATA, "an answer that is not the JSON it should be"),
+    term(
+        "invalid_grant",
+        S.EXPIRED_TOKEN,
+        "OAuth 2: the grant (a refresh token, a code) is no longer valid",
+    ),
     # our own bugs, as Python names them
     *(
         term(name, S.INTERNAL, "Python: a programming error")
@@ -327,6 +333,21 @@ TERMS: tuple[Term, ...] = (
     term("goroutine", S.INTERNAL, "Go: a panic's goroutine dump (its cause, if named, decides)"),
     # general cues: they decide only when nothing more specific was found
     cue("lost", S.NETWORK),
+    cue("route", S.NETWORK),
+    cue("consent", S.FORBIDDEN),
+    cue("in use", S.EXISTS),
+    cue("in progress", S.CONFLICT),
+    cue("isolation", S.CONFLICT),
+    cue("serializable", S.CONFLICT),
+    cue("read only", S.FORBIDDEN),
+    cue("readonly", S.FORBIDDEN),
+    cue("missing", S.BAD_REQUEST),
+    cue("frequency", S.RATE_LIMIT),
+    cue("not good", S.BAD_REQUEST),
+    cue("bad format", S.BAD_REQUEST),
+    cue("json", S.BAD_DATA),
+    cue("empty response", S.BAD_DATA),
+    cue("empty reply", S.BAD_DATA),
     cue("disallowed", S.FORBIDDEN),
     cue("no right", S.FORBIDDEN),
     cue("purchase", S.QUOTA),

@@ -116,7 +116,7 @@ def test_bad_line_named_and_processing_continues(line: str, message: str) -> Non
             "rate_limit",
             id="log-line",
         ),
-        pytest.param("{not json", "unknown", id="brace-but-not-an-object"),
+        pytest.param("{not json", "bad_data", id="brace-but-not-an-object"),
         pytest.param('"connection refused"', "network", id="a-json-string"),
         pytest.param("[1, 2]", "unknown", id="a-json-array"),
         pytest.param("null", "unknown", id="json-null"),

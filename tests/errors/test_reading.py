@@ -269,7 +269,7 @@ def _collected() -> list[tuple[str, str]]:
             row = json.loads(line) if line.strip() else None
             if row:
                 texts += [(row["lang"], row["phrase"]), (row["lang"], row["context"])]
-    for name in ("unseen_a.jsonl", "unseen_b.jsonl"):
+    for name in ("unseen_a.jsonl", "unseen_b.jsonl", "unseen_c.jsonl"):
         for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
             row = json.loads(line) if line.strip() else None
             if row and row["lang"] != "en":
