@@ -96,6 +96,8 @@ def classify(
     if kind.action is Action.FIX_INPUT and facts.what is None and facts.text:
         facts = _named(facts)
     action = _bounded(kind, retry_count)
+    if facts.retry_said is False and action.retries:  # the server says another try will fail
+        action = Action.ESCALATE
     wait = _wait(facts, action, max_wait_s)
     result = _result(kind, facts, operation, action, wait, retry_count)
     verdict = Verdict(result, facts, kind, Step.RETRY, wait, operation, retry_count)

@@ -45,6 +45,7 @@ from errors._text import (
     facts_from_text,
     hint_from_headers,
     primary,
+    should_retry,
     without_frames,
 )
 from errors._vocab_api import STATUS_OF_TYPE
@@ -216,6 +217,7 @@ def _upstream_status(
         signal=primary(said.signals, error.status),
         status=error.status,
         hint_s=said.hint_s if header_hint is None else header_hint,
+        retry_said=should_retry(error.headers),
         exception=base.exception,
         source=base.source,
     )
@@ -371,6 +373,7 @@ def _status_facts(error: BaseException, names: list[str], now: datetime | None) 
         "status": status if status is not None and status >= 400 else None,
         "upstream_type": upstream,
         "hint_s": hint_from_headers(headers, now),
+        "retry_said": should_retry(headers),
         "request_id": getattr(error, "request_id", None) or headers.get("request-id"),
     }
     if message:

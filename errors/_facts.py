@@ -118,6 +118,7 @@ class Facts(NamedTuple):
     words: frozenset[str] = frozenset()  # the text's words as `stem` reads them, for rows that ask
     cause: str = ""  # a cause the text names in plain words ("a null pointer"), for the sentence
     code: str = ""  # a protocol's code the text quotes ("SMTP 550 5.1.1"), for the developer note
+    retry_said: bool | None = None  # the server's own `x-should-retry`, when it sent one
 
     def has(self, *wanted: Signal) -> bool:
         """Whether the error gave any of `wanted`."""

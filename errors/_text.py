@@ -80,6 +80,7 @@ __all__ = [
     "period_in",
     "primary",
     "read",
+    "should_retry",
     "until_period_ends",
     "without_frames",
 ]
@@ -761,10 +762,16 @@ _HINT_WORDS = frozenset({"retry", "again", "tomorrow", "retry_after", "retryafte
 
 
 def _hint(text: str, words: Words, period: Period | None, now: datetime | None) -> float | None:
+    """The wait the text asks for; else, for a quota per day or month, the time until that
+    period turns (how long a breaker may stay open). A rate per second, minute or hour asks for
+    no particular wait: "per minute" is the window counted, not a time to sleep."""
     hint = hint_from_text(text, now) if not words.words.isdisjoint(_HINT_WORDS) else None
-    if hint is None and period is not None:
+    if hint is None and period in _LONG_PERIODS:
         return until_period_ends(period, now)
     return hint
+
+
+_LONG_PERIODS = frozenset({Period.DAY, Period.MONTH})
 
 
 # --- numbers that are codes ---------------------------------------------------------------------
@@ -1038,12 +1045,59 @@ _TRIGGERS = ("retry", "again", "tomorrow", "wait")
 
 
 def hint_from_headers(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
-    """Seconds the server asked us to wait, from `retry-after-ms` or `retry-after`."""
+    """Seconds the server asked us to wait: `retry-after-ms`, then `Retry-After` (seconds or
+    an HTTP date), then Anthropic's `anthropic-ratelimit-*-reset` of each limit it reports
+    spent (`*-remaining: 0`), counted from the response's own `date` so that clocks need not
+    agree."""
     lowered = {k.lower(): v for k, v in headers.items()}
     if (ms := _number(lowered.get("retry-after-ms"))) is not None:
         return ms / 1000
     value = lowered.get("retry-after")
-    return None if value is None else _seconds(value, now)
+    if value is not None:
+        return _seconds(value, now)
+    return _reset_hint(lowered, now)
+
+
+_RESET = re.compile(r"anthropic-ratelimit-([a-z-]+)-reset")
+
+
+def _reset_hint(headers: Mapping[str, str], now: datetime | None) -> float | None:
+    """The wait until the last of the spent limits resets, or None when none says it is spent."""
+    sent = _date(headers.get("date")) or (now or datetime.now(UTC))
+    waits = []
+    for name, value in headers.items():
+        limit = _RESET.fullmatch(name)
+        if limit is None or headers.get(f"anthropic-ratelimit-{limit[1]}-remaining") != "0":
+            continue
+        reset = _instant(value)
+        if reset is not None:
+            waits.append(max(0.0, (reset - sent).total_seconds()))
+    return max(waits) if waits else None
+
+
+def _instant(value: str) -> datetime | None:
+    """An RFC 3339 time ("2024-03-26T20:00:00Z"), in UTC."""
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _date(value: str | None) -> datetime | None:
+    """An HTTP date header ("Tue, 26 Mar 2024 19:59:59 GMT"), in UTC."""
+    from email.utils import parsedate_to_datetime  # the email package: only for a date
+
+    try:
+        return parsedate_to_datetime(value) if value else None
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def should_retry(headers: Mapping[str, str]) -> bool | None:
+    """The server's own word on a retry (`x-should-retry: true|false`), if it gave one."""
+    said = {k.lower(): v for k, v in headers.items()}.get("x-should-retry", "").strip().lower()
+    return {"true": True, "false": False}.get(said)
 
 
 def hint_from_text(text: str, now: datetime | None = None) -> float | None:

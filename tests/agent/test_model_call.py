@@ -307,3 +307,50 @@ async def test_an_overloaded_model_keeps_the_verdicts_sentence(fake_sleep: Any) 
     with pytest.raises(ModelUnavailable) as caught:
         await caller.create(REQUEST, [])
     assert "could not be reached" not in caught.value.sentence
+
+
+def _recorded(name: str) -> dict[str, Any]:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "fixtures" / "messages_api" / name
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _recorded_429() -> anthropic.APIStatusError:
+    """The API's 429 as recorded: the 2024 headers (anthropic-ratelimit-*, x-should-retry, no
+    retry-after) with the recorded per-minute rate-limit body."""
+    headers = _recorded("error_429_headers_2024_anthropic_sdk_typescript_issue357.json")["headers"]
+    body = _recorded("error_429_body_2024_cline_issue42.json")["body"]
+    message = __import__("json").loads(body)["error"]["message"]
+    headers = {k: v for k, v in headers.items() if k != "content-length"}
+    return api_error(429, "rate_limit_error", message, headers=headers)
+
+
+async def test_a_recorded_429_without_retry_after_is_retried(fake_sleep: Any, sleeps: list) -> None:
+    """The API's recorded 429 (no retry-after, x-should-retry: true): retried, after the wait
+    its spent limit's reset gives (20:00:00 reset − 19:59:59 date = 1 s), then the answer."""
+    message, timeline = await call(ScriptedModel(_recorded_429(), text("ok")), fake_sleep)
+    assert message.content[0].text == "ok"
+    assert sleeps == [1.0]
+    assert [a.outcome for a in timeline] == ["rate_limit", "ok"]
+
+
+async def test_per_minute_in_the_words_is_no_wait(fake_sleep: Any, sleeps: list) -> None:
+    """A 429 whose body says "per-minute" and no header says when: a backoff, not 60 s."""
+    body = _recorded("error_429_body_2024_cline_issue42.json")["body"]
+    message = __import__("json").loads(body)["error"]["message"]
+    limited = api_error(429, "rate_limit_error", message)
+    await call(ScriptedModel(limited, text("ok")), fake_sleep)
+    assert len(sleeps) == 1
+    assert sleeps[0] <= 8  # the policy's backoff ceiling, never the minute the words name
+
+
+async def test_x_should_retry_false_is_honoured(fake_sleep: Any, sleeps: list) -> None:
+    """x-should-retry: false on a 529: the server says another try will fail; none is made."""
+    refused = api_error(529, "overloaded_error", headers={"x-should-retry": "false"})
+    model = ScriptedModel(refused, text("never"))
+    with pytest.raises(ModelUnavailable):
+        await call(model, fake_sleep)
+    assert len(model.requests) == 1
+    assert sleeps == []
