@@ -16,14 +16,24 @@ question): the oldest whole turns are dropped, a turn being everything from one 
 the next, so a `tool_use` and its `tool_result` are never split. Tokens are estimated
 cheaply, a token per four characters of the messages' JSON, or the API's own count of the
 last request (`note_usage`) when that is larger.
+
+**The boundary into the model** is `to_model`: the person's text and every tool result —
+built-in, MCP, `@tool` — cross it before they join the history: secrets masked (by value and
+pattern), invisible characters removed (controls, bidi overrides, zero-width, the BOM, a flood
+of combining marks), the size capped, and text from outside the project wrapped as data the
+system prompt tells the model never to obey.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, cast
+
+from errors import redact
+from errors._redact import INVISIBLE
 
 if TYPE_CHECKING:
     from anthropic.types import (
@@ -35,9 +45,35 @@ if TYPE_CHECKING:
 
     from agent.models import Reply
 
-__all__ = ["CHARS_PER_TOKEN", "Conversation", "TurnScope"]
+__all__ = ["CHARS_PER_TOKEN", "DATA_TAG", "MAX_TO_MODEL", "Conversation", "TurnScope", "to_model"]
 
 CHARS_PER_TOKEN = 4  # a cheap, conservative estimate for English text and JSON
+MAX_TO_MODEL = 50_000  # characters of one text (a question, a tool result) the model is sent
+DATA_TAG = "tool_output"  # what wraps text from outside the project
+_COMBINING_FLOOD = re.compile(
+    "([\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3})"
+    "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
+)
+
+
+def to_model(text: str, *, source: str = "") -> str:
+    """`text` as it may enter the conversation the model reads: the one boundary every
+    question and tool result crosses. Secrets masked (`errors.redact`: registered values and
+    known patterns), invisible characters removed (`errors._redact.INVISIBLE`), a flood of
+    combining marks cut to three, at most `MAX_TO_MODEL` characters (the rest counted, not
+    sent). Text from outside the project — an MCP server's answer, a `@tool` function's —
+    names its `source` and is wrapped as data (`<tool_output source="…">`), never as words
+    of ours, with any closing tag inside it defused."""
+    text = redact(text)
+    if not (text.isascii() and text.isprintable()):
+        text = _COMBINING_FLOOD.sub(r"\1", INVISIBLE.sub("", text))
+    if len(text) > MAX_TO_MODEL:
+        text = f"{text[:MAX_TO_MODEL]}\n[cut: {len(text) - MAX_TO_MODEL} more characters]"
+    if not source:
+        return text
+    body = text.replace(f"</{DATA_TAG}", f"<\\/{DATA_TAG}")
+    label = INVISIBLE.sub("", source).replace('"', "'")[:80]
+    return f'<{DATA_TAG} source="{label}">\n{body}\n</{DATA_TAG}>'
 
 
 class TurnScope:
@@ -94,11 +130,13 @@ class Conversation:
                 scope.rollback()
 
     def add_user_text(self, text: str) -> None:
-        """A new question; merged into a trailing user message (e.g. closing tool results)."""
-        self._add_user(_text_blocks(text))
+        """A new question, across `to_model`; merged into a trailing user message (e.g.
+        closing tool results)."""
+        self._add_user(_text_blocks(to_model(text)))
 
     def add_tool_results(self, results: Sequence[ToolResultBlockParam]) -> None:
-        """The `tool_result` blocks answering the last assistant message."""
+        """The `tool_result` blocks answering the last assistant message (their content has
+        crossed `to_model`: `agent.tool_round.result_block`)."""
         self._add_user(list(results))
 
     def add_reply(self, reply: Reply) -> bool:

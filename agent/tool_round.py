@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from agent.conversation import to_model
 from agent.models import Reply, ToolCall
 from agent.records import DUPLICATE_ID, REPEATED, too_many
 from errors import DeadlineExceeded, ErrorAction, classify
@@ -123,12 +124,15 @@ def _trace(span: tracing.Span, result: ToolResult) -> None:
         span.set({"gen_ai.tool.call.result": result.content})
 
 
-def result_block(tool_use_id: str, content: str, *, is_error: bool) -> ToolResultBlockParam:
-    """A `tool_result` block; on error its content is only a plain sentence."""
+def result_block(
+    tool_use_id: str, content: str, *, is_error: bool, source: str = ""
+) -> ToolResultBlockParam:
+    """A `tool_result` block, its content across `to_model` (as data from `source`, when a
+    tool from outside the project answered); on error only a plain sentence of ours."""
     block: ToolResultBlockParam = {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
-        "content": content,
+        "content": to_model(content, source="" if is_error else source),
     }
     if is_error:
         block["is_error"] = True
@@ -245,7 +249,8 @@ class ToolRound:
             self._failures[key] += 1
         error_type = result.error.error_type if result.error else None
         log.info("agent.tool_result", is_error=result.is_error, error_type=error_type)
-        return result_block(tool_use_id, content, is_error=result.is_error)
+        source = self._registry.source_of(key[0])
+        return result_block(tool_use_id, content, is_error=result.is_error, source=source)
 
     def _repeated(self, tool_use_id: str, key: tuple[str, str]) -> ToolResultBlockParam:
         self._failures[key] += 1

@@ -30,7 +30,7 @@ from errors._exceptions import (
 )
 from errors._kinds import Action, Blame, ErrorAction, ErrorType, Kind, Step
 from errors._llm import Assisted, classify_with_fallback_model, explain_with_claude
-from errors._redact import MIN_SECRET_LENGTH, redact, register_secret
+from errors._redact import MIN_SECRET_LENGTH, for_outside, redact, register_secret
 from errors._text import MAX_WAIT_S, exception_line, hint_from_headers, is_stack_trace
 from errors._wording import duration, plainness_problems
 
@@ -64,6 +64,7 @@ __all__ = [
     "error_to_action",
     "exception_line",
     "explain_with_claude",
+    "for_outside",
     "hint_from_headers",
     "is_stack_trace",
     "plainness_problems",

@@ -14,7 +14,15 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MAX_QUOTED", "MIN_SECRET_LENGTH", "quotable", "redact", "register_secret"]
+__all__ = [
+    "INVISIBLE",
+    "MAX_QUOTED",
+    "MIN_SECRET_LENGTH",
+    "for_outside",
+    "quotable",
+    "redact",
+    "register_secret",
+]
 
 _MASK = "[redacted]"
 MIN_SECRET_LENGTH = 6  # shorter values would mask ordinary words and numbers
@@ -150,3 +158,22 @@ def quotable(value: str) -> str:
     if redact(value) != value:
         return ""
     return value if len(value) <= MAX_QUOTED else f"{value[: MAX_QUOTED - 1]}…"
+
+
+# --- what leaves the process ------------------------------------------------------------------
+
+# Characters that change how text reads without showing: C0 and C1 controls (newline and tab
+# kept), bidirectional overrides, embeddings and isolates, zero-width characters, the BOM.
+INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+)
+
+
+def for_outside(text: str) -> str:
+    """`text` as it may leave the process — a log line, a span attribute, an exported trace:
+    secrets masked (`redact`) and every invisible character written as its escape ("\\u202e"),
+    so a reader sees it instead of being misled by it. The one function for that boundary."""
+    text = redact(text)
+    if text.isascii() and text.isprintable():
+        return text
+    return INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -269,6 +269,10 @@ def _preface(calls: tuple[Call, ...]) -> str:
     return "Let me work that out."
 
 
+# A tool result from outside the project comes wrapped as data (`agent.conversation.to_model`).
+_DATA = re.compile(r"^<tool_output source=\"[^\"]*\">\n(.*)\n</tool_output>$", re.DOTALL)
+
+
 def answer_from_results(calls: Mapping[str, Mapping[str, Any]], results: list[Any]) -> str:
     """One sentence per tool result; `calls` maps tool_use ids to their tool_use blocks."""
     sentences = [_sentence(calls.get(str(r.get("tool_use_id")), {}), r) for r in results]
@@ -277,6 +281,7 @@ def answer_from_results(calls: Mapping[str, Mapping[str, Any]], results: list[An
 
 def _sentence(call: Mapping[str, Any], result: Mapping[str, Any]) -> str:
     text = " ".join(str(b.get("text", "")) for b in _blocks(result.get("content"))).strip()
+    text = _DATA.sub(r"\1", text).strip()  # a tool from outside: its answer, as data
     if result.get("is_error"):
         return f"Sorry — {_as_clause(text)}" if text else "Sorry — that didn't work."
     data = _json(text)

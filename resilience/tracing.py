@@ -11,9 +11,10 @@ asyncio tasks copy, so concurrent tool calls come out as siblings under their tu
         ...
         span.fail(verdict.result)       # error.type, error_to_action.*, status ERROR
 
-Nothing unredacted leaves here: a failure's developer note goes through `errors.redact` once
-more and, unless content capture is on, every value registered with `withheld` (the question,
-a tool's input) is masked in it.
+Nothing unredacted leaves here: every attribute, content capture included, passes
+`errors.for_outside` on its way out (`_clean`: secrets by value and pattern, invisible
+characters escaped); unless content capture is on, every value registered with `withheld`
+(the question, a tool's input) is masked in a failure's developer note as well.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote, quote_plus
 
-from errors import ErrorAction, redact
+from errors import ErrorAction, for_outside, redact
 
 if TYPE_CHECKING:
     from opentelemetry import trace as otel_trace
@@ -269,15 +270,19 @@ def _mask(note: str, values: Sequence[str]) -> str:
 
 
 def _clean(attributes: Attributes) -> dict[str, Value]:
-    """OpenTelemetry takes no None; sequences go as lists of strings."""
+    """What every attribute passes on its way out (span, event or start): text through
+    `errors.for_outside` — secrets masked, invisible characters escaped —, content capture
+    included; no None (OpenTelemetry takes none); sequences as lists of strings."""
     clean: dict[str, Value] = {}
     for key, value in attributes.items():
         if value is None:
             continue
-        if isinstance(value, str | bool | int | float):
+        if isinstance(value, str):
+            clean[key] = for_outside(value)
+        elif isinstance(value, bool | int | float):
             clean[key] = value
         else:
-            clean[key] = [str(item) for item in value]
+            clean[key] = [for_outside(str(item)) for item in value]
     return clean
 
 

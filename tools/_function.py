@@ -25,6 +25,7 @@ naming something that is not an input, a `retry_on` that is not exception types.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import json
 import re
@@ -62,6 +63,7 @@ def tool(
     retry_on: RetryOnSpec | None = None,
     policy: Policy | None = None,
     listener: Listener | None = None,
+    trusted: bool = False,
 ) -> Callable[[Function], Tool]: ...
 
 
@@ -76,12 +78,15 @@ def tool(
     retry_on: RetryOnSpec | None = None,
     policy: Policy | None = None,
     listener: Listener | None = None,
+    trusted: bool = False,
 ) -> Tool | Callable[[Function], Tool]:
-    """Make a `Tool` of `fn` (see the module's doc); `activity` may name inputs in braces."""
+    """Make a `Tool` of `fn` (see the module's doc); `activity` may name inputs in braces.
+    `trusted`: its answers are composed by this app from vetted values (the built-in
+    `calculate`), sent as they are; else they are data from outside, sent to the model as such."""
 
     def make(function: Function) -> Tool:
         spec = _spec(function, name, description, activity, fallbacks, retry_on)
-        return _build(spec, policy, listener)
+        return _build(dataclasses.replace(spec, foreign=not trusted), policy, listener)
 
     return make if fn is None else make(fn)
 
@@ -98,6 +103,7 @@ class _Spec:
     sources: tuple[str, ...]  # their names in the timeline, one each
     takes_model: bool  # the function takes the input model itself, not its fields
     retry_on: RetryOn
+    foreign: bool = True  # its answers are data from outside the project (not `trusted`)
 
     def operation(self, args: BaseModel) -> str:
         """The activity in words, with the call's inputs filled in."""
@@ -266,6 +272,7 @@ def _build(spec: _Spec, policy: Policy | None, listener: Listener | None) -> Too
         handler,
         spec.activity,
         rebind=lambda policy, listener: _build(spec, policy, listener),
+        foreign=spec.foreign,
     )
 
 

@@ -183,5 +183,5 @@ async def calculate(expression: Expression) -> dict[str, Any]:
 
 def calculate_tool() -> Tool:
     """The `calculate` tool."""
-    make = tool(description=DESCRIPTION, activity="working out the calculation")
+    make = tool(description=DESCRIPTION, activity="working out the calculation", trusted=True)
     return make(calculate)

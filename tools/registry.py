@@ -83,6 +83,8 @@ class Tool:
     `rebind`, when set, builds the same tool on an agent's policy and listener (`bound`).
     `input_schema`, when set, is the JSON Schema sent to the model in place of the input
     model's own (an MCP server's schema); `origin` says where a tool comes from, for `/tools`.
+    `foreign`: its answers are text from outside the project (an MCP server's, a `@tool`
+    function's), which the model is sent as data (`source_of`).
     """
 
     name: str
@@ -93,6 +95,7 @@ class Tool:
     rebind: Rebind | None = None
     input_schema: Mapping[str, Any] | None = None
     origin: str = ""
+    foreign: bool = False
 
     def definition(self) -> ToolParam:
         """The Anthropic `tools` entry for this tool."""
@@ -144,6 +147,14 @@ class Registry:
     def tools(self) -> tuple[Tool, ...]:
         """The registered tools, in registration order."""
         return tuple(self._tools.values())
+
+    def source_of(self, name: str) -> str:
+        """Where the answers of tool `name` come from, when that is outside the project (an
+        MCP server, a `@tool` function); "" for the built-in tools, whose answers we compose."""
+        tool = self._tools.get(name)
+        if tool is None or not tool.foreign:
+            return ""
+        return tool.origin or f"the {name} function"
 
     def definitions(self) -> list[ToolParam]:
         """The `tools` parameter for the Messages API."""

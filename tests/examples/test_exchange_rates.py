@@ -408,11 +408,14 @@ async def ask_agent(upstream: Upstream, policy: Policy) -> Any:
 
 
 async def test_the_turns_timeline_says_which_source_answered(policy: Policy) -> None:
-    """The primary down: the model gets Frankfurter's rate, and the timeline shows why."""
+    """The primary down: the model gets Frankfurter's rate (as data from a function of the
+    app's, not the project's own words), and the timeline shows why."""
     upstream = Upstream(Script(status(503)), Script(recorded(FRANKFURTER_GBP_USD)))
     answer = await ask_agent(upstream, policy)
     [result] = answer.tool_results
-    assert json.loads(result["content"]) == GBP_USD
+    head, body, tail = str(result["content"]).split("\n")
+    assert (head, tail) == ('<tool_output source="the exchange_rate function">', "</tool_output>")
+    assert json.loads(body) == GBP_USD
     tool_attempts = [
         (a.source, a.number, a.outcome, a.action)
         for a in answer.attempts

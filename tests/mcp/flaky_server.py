@@ -13,6 +13,7 @@ means "ok"), so a plan survives the process being restarted:
     hang               never answer
     slow:SECONDS       answer after SECONDS
     is_error:TEXT      an `isError` result whose text is TEXT
+    answer:TEXT        answer TEXT instead (an answer the test chose: a file, an attack)
     rpc_error:CODE     a JSON-RPC error with that code (and a message with a fake secret)
     malformed          a response that breaks the MCP result schema
 
@@ -74,10 +75,13 @@ def _malformed(plan: Path | None) -> ServerMiddleware[Any]:
     return middleware
 
 
-async def _act(plan: Path | None, tool: str) -> None:
-    """Carry out the next step of the plan before answering (or instead of it)."""
+async def _act(plan: Path | None, tool: str) -> str | None:
+    """Carry out the next step of the plan before answering (or instead of it); the answer
+    to give instead, if the step chose one."""
     step = _next_step(plan, tool)
     kind, _, arg = step.partition(":")
+    if kind == "answer":
+        return arg
     if kind == "crash":
         os._exit(3)
     if kind == "hang":
@@ -88,6 +92,7 @@ async def _act(plan: Path | None, tool: str) -> None:
         raise ToolError(arg or f"upstream exploded with key={SECRET}")
     if kind == "rpc_error":
         raise MCPError(int(arg), f"server said no (token={SECRET})")
+    return None
 
 
 class _FailingList(MCPServer):
@@ -103,8 +108,7 @@ def build(plan: Path | None, *, fail_list: bool = False) -> MCPServer:
     @server.tool()
     async def echo(text: str) -> str:
         """Answer with the same text."""
-        await _act(plan, "echo")
-        return text
+        return await _act(plan, "echo") or text
 
     @server.tool()
     async def add(a: int, b: int) -> str:

@@ -81,6 +81,7 @@ def mcp_tool(
         rebind=rebind,
         input_schema=schema,
         origin=f"MCP server {server}",
+        foreign=True,
     )
 
 
