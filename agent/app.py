@@ -50,7 +50,7 @@ from agent.models import (
 )
 from agent.records import BUSY
 from agent.settings import Settings
-from resilience import Listener, Policy
+from resilience import Listener, Policy, state_from_url
 from tools import Registry, Tool, builtin_tools, make_client
 
 if TYPE_CHECKING:
@@ -180,12 +180,17 @@ async def open_agent(
     with the models it built and the MCP sessions (stopping their processes). A server that
     can't start is left out, with one plain sentence to `on_notice`."""
     models, deferred = _models(settings, backend, client)
+    policy = _with_state(policy, settings)
     tools_http = http if http is not None else _LazyClient(transport)
     everything = [*(_builtins(settings, tools_http, policy, listener) if builtins else ())]
     everything += [tool.bound(policy, listener) for tool in tools]
     caller = ModelCaller(
         models,
-        model_policy(policy, attempt_timeout_s=settings.model_timeout_s),
+        model_policy(
+            policy,
+            attempt_timeout_s=settings.model_timeout_s,
+            requests_per_minute=settings.model_rpm,
+        ),
         listener,
         base_url=settings.base_url,
     )
@@ -207,6 +212,14 @@ async def open_agent(
     turn = settings.turn_timeout_s if limits.turn_timeout_s is None else limits.turn_timeout_s
     limits = dataclasses.replace(limits, tool_timeout_s=bound, turn_timeout_s=turn)
     return Agent(caller, Registry(everything), limits, closers)
+
+
+def _with_state(policy: Policy | None, settings: Settings) -> Policy | None:
+    """`policy` keeping its breakers, budget and request bucket where `AGENT_STATE_URL` says:
+    a Redis store shared by every worker, or (unset) this process."""
+    if settings.state_url is None or (policy is not None and policy.state is not None):
+        return policy
+    return dataclasses.replace(policy or Policy(), state=state_from_url(settings.state_url))
 
 
 def _models(

@@ -299,14 +299,22 @@ MODEL_POLICY = Policy(
 
 
 def model_policy(
-    tools_policy: Policy | None = None, *, attempt_timeout_s: float | None = None
+    tools_policy: Policy | None = None,
+    *,
+    attempt_timeout_s: float | None = None,
+    requests_per_minute: float = 0.0,
 ) -> Policy:
-    """`MODEL_POLICY`, on the tools policy's sleep, clock and jitter when given, and with
-    `attempt_timeout_s` (AGENT_MODEL_TIMEOUT: one attempt, streaming included) when given."""
-    policy = MODEL_POLICY
+    """`MODEL_POLICY`, on the tools policy's sleep, clock, jitter and state (where breakers
+    and budgets live) when given, with `attempt_timeout_s` (AGENT_MODEL_TIMEOUT: one attempt,
+    streaming included) when given, paced at `requests_per_minute` (AGENT_MODEL_RPM)."""
+    policy = dataclasses.replace(MODEL_POLICY, requests_per_minute=requests_per_minute)
     if tools_policy is not None:
         policy = dataclasses.replace(
-            policy, sleep=tools_policy.sleep, clock=tools_policy.clock, rand=tools_policy.rand
+            policy,
+            sleep=tools_policy.sleep,
+            clock=tools_policy.clock,
+            rand=tools_policy.rand,
+            state=tools_policy.state,
         )
     if attempt_timeout_s is not None:
         policy = dataclasses.replace(policy, attempt_timeout_s=attempt_timeout_s)

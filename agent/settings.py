@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from agent import DEFAULT_MODEL  # there, `agent --help` can show it without loading this
 from errors import MIN_SECRET_LENGTH, BadSetting
+from resilience import check_state_url
 from tools import Endpoints, check_http_url
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
 DEFAULT_MODEL_TIMEOUT_S = 120.0  # one model attempt, streaming included (AGENT_MODEL_TIMEOUT)
 DEFAULT_TURN_TIMEOUT_S = 300.0  # one question, every model call and tool round (AGENT_TURN_TIMEOUT)
 _TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,9 @@ class Settings:
     verbose: bool = False
     model_timeout_s: float = DEFAULT_MODEL_TIMEOUT_S  # one model attempt, however it streams
     turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S  # one whole turn
+    state_url: str | None = field(default=None, repr=False)  # Redis shared by a fleet
+    model_rpm: float = 0.0  # model requests a minute for this agent (or fleet); 0: unpaced
+    history: bool = True  # conversations are saved (AGENT_HISTORY=off: never)
 
     def __post_init__(self) -> None:
         """Online needs a key; like the weather endpoints, a non-http(s) base URL is refused."""
@@ -64,6 +69,8 @@ class Settings:
             raise ValueError("Settings(offline=False) needs an api_key")  # a caller's mistake
         if self.base_url is not None:
             check_http_url("ANTHROPIC_BASE_URL", self.base_url)
+        if self.state_url is not None:
+            check_state_url(self.state_url)
 
     @classmethod
     def from_env(
@@ -94,6 +101,9 @@ class Settings:
             verbose=verbose,
             model_timeout_s=_seconds(env, "AGENT_MODEL_TIMEOUT", DEFAULT_MODEL_TIMEOUT_S),
             turn_timeout_s=_seconds(env, "AGENT_TURN_TIMEOUT", DEFAULT_TURN_TIMEOUT_S),
+            state_url=env.get("AGENT_STATE_URL", "").strip() or None,
+            model_rpm=_rate(env, "AGENT_MODEL_RPM"),
+            history=env.get("AGENT_HISTORY", "").strip().lower() not in _FALSE,
         )
 
     @property
@@ -140,6 +150,19 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+def _rate(env: Mapping[str, str], name: str) -> float:
+    """A finite number of requests a minute from `env[name]`, 0 (unset) meaning no limit;
+    anything else is `BadSetting` naming the variable."""
+    raw = env.get(name, "").strip()
+    try:
+        value = float(raw) if raw else 0.0
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise BadSetting(name, "must be a number of requests a minute (0: no limit)")
+    return value
+
+
 # --- the secrets among them ----------------------------------------------------------------------
 
 MIN_LENGTH = MIN_SECRET_LENGTH  # the redactor's own floor: registering shorter would do nothing
@@ -167,6 +190,7 @@ def _candidates(settings: Settings, env: Mapping[str, str]) -> Iterator[str]:
         yield settings.api_key.strip()
     endpoints = settings.endpoints
     urls = [settings.base_url, endpoints.geocoding_url, endpoints.forecast_url, endpoints.wttr_url]
+    urls.append(settings.state_url)  # redis://user:password@host
     for url in urls:
         if url:
             yield from _url_secrets(url)

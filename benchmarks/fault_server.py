@@ -45,6 +45,7 @@ class _State:
     def apply(self, plan: Plan) -> None:
         with self._lock:
             self.plan = plan
+            self.applied_at = time.monotonic()
             self.report = Report()
             self._left = [f.times for f in plan.faults]
             self._hits: Counter[tuple[str, str]] = Counter()
@@ -90,9 +91,11 @@ class _State:
         return fault.model_copy(update={"retry_after": max(1, math.ceil(left))})
 
     def _scripted(self, route: Route) -> Fault | None:
+        since = time.monotonic() - self.applied_at
         for index, fault in enumerate(self.plan.faults):
             left = self._left[index]
-            if fault.route == route and left != 0:
+            over = fault.for_s is not None and since >= fault.for_s
+            if fault.route == route and left != 0 and not over:
                 self._left[index] = None if left is None else left - 1
                 return fault
         return None

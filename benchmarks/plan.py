@@ -25,6 +25,7 @@ class Fault(BaseModel):
     status: int = 503
     retry_after: int | None = None  # seconds; the server keeps refusing until they have passed
     times: int | None = None  # how many requests it hits; None: every one
+    for_s: float | None = None  # only while this many seconds since the plan; None: always
 
 
 class Plan(BaseModel):

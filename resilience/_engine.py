@@ -40,16 +40,20 @@ from resilience._events import (
     trace_event,
 )
 from resilience._policy import (
-    CircuitBreaker,
+    BUDGET_RATIO,
+    BUDGET_TOKENS,
+    IN_PROCESS,
+    Breaker,
+    Budget,
     Deadline,
     Policy,
-    RetryBudget,
     full_jitter,
     retry_if_error_to_action,
     stop_error_to_action,
     verdict_of,
     wait_error_to_action,
 )
+from resilience._state import Paced
 
 __all__ = ["AttemptInfo", "Engine", "Outcome", "RetryOn", "Source"]
 
@@ -125,18 +129,26 @@ class Engine:
         self.caller = caller
         self.policy = policy or Policy()
         self.kind = kind
-        self.budget = self.policy.budget or RetryBudget()
+        self.state = self.policy.state or IN_PROCESS
+        self.budget: Budget = self.policy.budget or self.state.budget(
+            caller, BUDGET_TOKENS, BUDGET_RATIO
+        )
+        self.bucket = self.state.bucket(caller, self.policy.requests_per_minute)
         self.listeners: tuple[Listener, ...] = (log_event, trace_event, record)
         if listener is not None:
             self.listeners += (listener,)
-        self._breakers: dict[str, CircuitBreaker] = {}
+        self._breakers: dict[str, Breaker] = {}
 
-    def breaker(self, source: str) -> CircuitBreaker:
-        """The circuit breaker of `source`, created on first use."""
+    def breaker(self, source: str) -> Breaker:
+        """The circuit breaker of `source`, created on first use (where the policy's `state`
+        keeps breakers: in this process, or shared by a fleet)."""
         if source not in self._breakers:
             policy = self.policy
-            self._breakers[source] = CircuitBreaker(
-                policy.breaker_threshold, policy.breaker_cooldown_s, policy.clock
+            self._breakers[source] = self.state.breaker(
+                f"{self.caller}/{source}",
+                policy.breaker_threshold,
+                policy.breaker_cooldown_s,
+                policy.clock,
             )
         return self._breakers[source]
 
@@ -212,7 +224,7 @@ class _Call(Generic[T]):
     async def _attempt(
         self,
         source: Source[T],
-        breaker: CircuitBreaker,
+        breaker: Breaker,
         decide: retry_if_error_to_action,
         state: RetryCallState,
     ) -> T:
@@ -223,6 +235,7 @@ class _Call(Generic[T]):
         info = AttemptInfo(number, number - 1, timed_out and number > 1)
         self.emit("attempting", source.name, number=number)
         try:
+            await self._pace(source.name)
             value = await self.deadline.run(
                 self.policy.attempt_timeout_s, source.name, lambda: source.fetch(info)
             )
@@ -233,14 +246,31 @@ class _Call(Generic[T]):
         except Exception as error:
             verdict = decide.verdict(state, error)  # the one classification of this attempt
             self.last, self.error, self.failed_at = verdict, error, source.name
-            self._learn(source.name, breaker, verdict)
+            if isinstance(error, Paced):  # our own rate, not the source's failure
+                breaker.release()
+            else:
+                self._learn(source.name, breaker, verdict)
             raise
         breaker.record_success()
         self.engine.budget.record_success()
         self.emit("answered", source.name, number=number, since=started)
         return value
 
-    def _learn(self, name: str, breaker: CircuitBreaker, verdict: Verdict) -> None:
+    async def _pace(self, name: str) -> None:
+        """Keep to the policy's requests a minute (the model API's limit; with shared state,
+        the fleet's): wait for this attempt's place, or, when it is further off than the wait
+        cap allows, fail the attempt the way the API itself would (`Paced`, a 429 with its
+        Retry-After), so error-to-action words the wait like any other."""
+        if self.policy.requests_per_minute <= 0:
+            return
+        cap = self._wait_cap()
+        wait = self.engine.bucket.take(cap)
+        if wait > cap:
+            raise Paced(name, wait)
+        if wait > 0:
+            await self.policy.sleep(wait)
+
+    def _learn(self, name: str, breaker: Breaker, verdict: Verdict) -> None:
         """What the source's breaker (and the retry budget) learn from a failure."""
         if verdict.kind.blame == "none":
             breaker.release()
@@ -262,7 +292,7 @@ class _Call(Generic[T]):
     def _gave_up(
         self,
         source: Source[T],
-        breaker: CircuitBreaker,
+        breaker: Breaker,
         state: RetryCallState,
         stopped_by: Reason | None,
     ) -> Step:
@@ -273,14 +303,18 @@ class _Call(Generic[T]):
         self._failed(source.name, state, reason)
         if verdict.beyond_cap:  # not slept: the answer says when to try again
             self.retry_after_s = verdict.hint_s
-        if verdict.hint_s and self.policy.breaker_threshold > 0:
+        if (
+            verdict.hint_s
+            and self.policy.breaker_threshold > 0
+            and not isinstance(self.error, Paced)
+        ):
             breaker.hold(verdict.hint_s)  # a server's "not before" holds its breaker
         step = verdict.kind.then if verdict.step is Step.RETRY else verdict.step
         if verdict.kind.blame == "caller" and source.trusted:
             self.fix = verdict if step is Step.STOP else self.fix or verdict
         return step
 
-    def _skipped(self, name: str, breaker: CircuitBreaker) -> Step:
+    def _skipped(self, name: str, breaker: Breaker) -> Step:
         verdict = classify(SourceSkipped(f"{name}: circuit open", source=name), self.operation)
         self.last, self.failed_at = verdict, name
         self.emit("skipped", name, verdict=verdict, cooldown_s=breaker.remaining_cooldown())
@@ -348,7 +382,7 @@ class _Bounds(stop_base):
     """The caller's own bounds, asked once error-to-action would retry: attempts, the time
     left, the retry budget. It remembers which one stopped the source."""
 
-    def __init__(self, policy: Policy, deadline: Deadline, budget: RetryBudget) -> None:
+    def __init__(self, policy: Policy, deadline: Deadline, budget: Budget) -> None:
         self.policy, self.deadline, self.budget = policy, deadline, budget
         self.reason: Reason | None = None
 

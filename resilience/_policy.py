@@ -39,6 +39,10 @@ circuit breaker per source, which stops calling a source that keeps failing and 
 
 A source that says when it may be asked again (a daily quota spent until midnight) is held
 open for exactly that long with `hold`, whatever the threshold.
+
+Breakers, budgets and request buckets are made by the policy's `state` (the `State`
+interface at the end of this module): `InProcess`, the default, keeps them in this process;
+`resilience._state.RedisState` keeps them in Redis, one for a whole fleet of workers.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 from weakref import WeakKeyDictionary
 
 from tenacity import RetryCallState, retry_base, wait_random_exponential
@@ -59,10 +63,19 @@ from tenacity.wait import wait_base
 from errors import MAX_WAIT_S, DeadlineExceeded, Step, Verdict, classify
 
 __all__ = [
+    "BUDGET_RATIO",
+    "BUDGET_TOKENS",
+    "IN_PROCESS",
     "MAX_HOLD_S",
+    "Breaker",
+    "BreakerState",
+    "Bucket",
+    "Budget",
     "CircuitBreaker",
     "Deadline",
+    "InProcess",
     "Policy",
+    "RequestBucket",
     "RetryBudget",
     "State",
     "full_jitter",
@@ -168,10 +181,15 @@ def _remember(state: RetryCallState, verdict: Verdict) -> Verdict:
 T = TypeVar("T")
 
 
+BUDGET_TOKENS, BUDGET_RATIO = 20.0, 0.2  # a retry budget's size, and what a success gives back
+
+
 class RetryBudget:
     """A token bucket shared by every tool call of one agent."""
 
-    def __init__(self, max_tokens: float = 20.0, token_ratio: float = 0.2) -> None:
+    def __init__(
+        self, max_tokens: float = BUDGET_TOKENS, token_ratio: float = BUDGET_RATIO
+    ) -> None:
         if max_tokens <= 0 or token_ratio < 0:
             raise ValueError("max_tokens must be positive and token_ratio not negative")
         self.max_tokens = max_tokens
@@ -202,6 +220,9 @@ class Policy:
 
     `budget` is shared state: callers built with the same policy share one retry budget, so
     build one policy per running agent. Left `None`, each engine gets a budget of its own.
+    `state` says where breakers, budgets and request buckets live (`resilience._state`): in
+    this process (None), or in Redis, shared by every worker of a fleet.
+    `requests_per_minute` paces each engine's attempts (0: no pacing), the model API's limit.
     """
 
     max_wait_s: float = 5.0  # the longest Retry-After worth sleeping inside one call
@@ -213,6 +234,8 @@ class Policy:
     breaker_threshold: int = 5  # failed attempts in a row that open a source's circuit (0: off)
     breaker_cooldown_s: float = 30.0  # how long an open circuit skips its source
     budget: RetryBudget | None = None
+    state: State | None = None
+    requests_per_minute: float = 0.0
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     clock: Callable[[], float] = time.monotonic
     rand: Callable[[], float] = random.random  # in [0, 1): the jitter
@@ -270,7 +293,7 @@ def _cut(source: str, limit: float, by_deadline: bool) -> Exception:
 
 MAX_HOLD_S = 24 * 3600.0  # the longest a source's own words may hold its circuit open
 
-State = Literal["closed", "open", "half_open"]
+BreakerState = Literal["closed", "open", "half_open"]
 
 
 class CircuitBreaker:
@@ -293,7 +316,7 @@ class CircuitBreaker:
         self._probing = False
 
     @property
-    def state(self) -> State:
+    def state(self) -> BreakerState:
         """The state as of now (an open circuit whose cool-down is over is half-open)."""
         if self._until is None:
             return "closed"
@@ -342,3 +365,96 @@ class CircuitBreaker:
     def release(self) -> None:
         """An allowed call ended without a verdict (cancelled): let another probe through."""
         self._probing = False
+
+
+# --- where breakers, budgets and buckets live --------------------------------------------------
+
+
+class Breaker(Protocol):
+    """A source's circuit breaker, wherever its state lives."""
+
+    threshold: int
+    cooldown_s: float
+
+    @property
+    def state(self) -> BreakerState: ...
+    def allow(self) -> bool: ...
+    def record_success(self) -> None: ...
+    def record_failure(self) -> bool: ...
+    def hold(self, seconds: float) -> None: ...
+    def release(self) -> None: ...
+    def remaining_cooldown(self) -> float: ...
+
+
+class Budget(Protocol):
+    """The retry budget, wherever its tokens are counted."""
+
+    max_tokens: float
+
+    @property
+    def tokens(self) -> float: ...
+    def allows_retry(self) -> bool: ...
+    def record_failure(self) -> None: ...
+    def record_success(self) -> None: ...
+
+
+class Bucket(Protocol):
+    """So many requests a minute: how long to wait before the next one may go.
+
+    `take(max_wait_s)` reserves the next request's place when its wait is at most
+    `max_wait_s` and returns the wait; a longer wait is returned without reserving anything
+    (the caller will not wait that long, so the place stays free for others)."""
+
+    per_minute: float
+
+    def take(self, max_wait_s: float = math.inf) -> float: ...
+
+
+class State(Protocol):
+    """Makes the breakers, the budget and the buckets of one agent (or one fleet)."""
+
+    def breaker(
+        self, name: str, threshold: int, cooldown_s: float, clock: Callable[[], float]
+    ) -> Breaker: ...
+    def budget(self, name: str, max_tokens: float, token_ratio: float) -> Budget: ...
+    def bucket(self, name: str, per_minute: float) -> Bucket: ...
+
+
+class RequestBucket:
+    """A token bucket of `per_minute` requests, in this process; 0 means no limit."""
+
+    def __init__(self, per_minute: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self._clock = clock
+        self._tokens = per_minute
+        self._at = clock()
+
+    def take(self, max_wait_s: float = math.inf) -> float:
+        """Seconds to wait before the next request may go; counted now if within `max_wait_s`."""
+        if self.per_minute <= 0:
+            return 0.0
+        now = self._clock()
+        rate = self.per_minute / 60.0
+        tokens = min(self.per_minute, self._tokens + (now - self._at) * rate) - 1
+        wait = 0.0 if tokens >= 0 else -tokens / rate
+        if wait <= max_wait_s:
+            self._tokens, self._at = tokens, now
+        return wait
+
+
+class InProcess:
+    """Breakers, budget and buckets held in this process: what one worker knows."""
+
+    def breaker(
+        self, name: str, threshold: int, cooldown_s: float, clock: Callable[[], float]
+    ) -> Breaker:
+        return CircuitBreaker(threshold, cooldown_s, clock)
+
+    def budget(self, name: str, max_tokens: float, token_ratio: float) -> Budget:
+        return RetryBudget(max_tokens, token_ratio)
+
+    def bucket(self, name: str, per_minute: float) -> Bucket:
+        return RequestBucket(per_minute)
+
+
+IN_PROCESS: State = InProcess()  # what a policy without a `state` uses

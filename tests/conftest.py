@@ -1,5 +1,5 @@
 """Fixtures every test folder may use: structlog back to its defaults after every test, a
-fake clock, a policy on it, a progress recorder."""
+fake clock, a policy on it, a progress recorder, a real Redis server."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pytest
 import structlog
 
+from benchmarks.redis_server import RedisServer, RedisUnavailable
 from resilience import Event, Policy, ProgressKind, RetryBudget
 from tests.tools.fakes import FakeClock
 
@@ -59,3 +60,26 @@ def policy(clock: FakeClock) -> Policy:
 def progress() -> Watched:
     """The progress a listener was given, as a person watching would see it."""
     return Watched()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A real redis-server on a free loopback port, for the whole session (nothing on disk)."""
+    try:
+        server = RedisServer().__enter__()
+    except RedisUnavailable as missing:
+        pytest.fail(str(missing))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session's Redis, its data wiped before the test."""
+    import redis
+
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    return redis_server.url

@@ -28,7 +28,7 @@ from mcp.types import Tool as RemoteTool
 from pydantic import ValidationError
 
 from errors import BadUpstreamData, classify, redact
-from resilience import CircuitBreaker, Policy
+from resilience import IN_PROCESS, Breaker, Policy
 from tools.mcp._errors import McpToolError, RestartsSpent, ServerDown, ServerGone
 from tools.mcp._spec import McpServer
 
@@ -56,7 +56,7 @@ class Connection:
         self._closed = False
         self._lock = asyncio.Lock()  # one restart at a time
         self._recent: list[float] = []  # when each restart happened
-        self._breakers: dict[int, tuple[Policy, CircuitBreaker]] = {}
+        self._breakers: dict[int, tuple[Policy, Breaker]] = {}
         # A stdio server's stderr, read if it fails to start; closed by `aclose`.
         self._stderr: TextIO | None = None
         if server.command is not None:
@@ -240,12 +240,16 @@ class Connection:
 
     # --- breakers and closing ---------------------------------------------------------------
 
-    def breaker_for(self, policy: Policy) -> CircuitBreaker:
-        """The server's one circuit breaker on `policy` (shared by all its tools)."""
+    def breaker_for(self, policy: Policy) -> Breaker:
+        """The server's one circuit breaker on `policy` (shared by all its tools, and, with a
+        shared `policy.state`, by every worker using a server of this name)."""
         key = id(policy)  # the policy is kept with its breaker, so its id stays its own
         if key not in self._breakers:
-            breaker = CircuitBreaker(
-                policy.breaker_threshold, policy.breaker_cooldown_s, policy.clock
+            breaker = (policy.state or IN_PROCESS).breaker(
+                f"mcp/{self.server.name}",
+                policy.breaker_threshold,
+                policy.breaker_cooldown_s,
+                policy.clock,
             )
             self._breakers[key] = (policy, breaker)
         return self._breakers[key][1]

@@ -34,7 +34,7 @@ from pydantic import (
     model_validator,
 )
 
-from resilience import CircuitBreaker, Engine, Listener, Policy, Source
+from resilience import Breaker, Engine, Listener, Policy, Source
 from tools.mcp._connection import Connection
 from tools.mcp._errors import McpToolError
 from tools.registry import Tool, ToolResult, subject_of, to_result
@@ -89,12 +89,12 @@ class _ServerEngine(Engine):
     """An engine whose source, the server, has the breaker all the server's tools share."""
 
     def __init__(
-        self, caller: str, policy: Policy, listener: Listener | None, breaker: CircuitBreaker
+        self, caller: str, policy: Policy, listener: Listener | None, breaker: Breaker
     ) -> None:
         super().__init__(caller, policy, listener)
         self._server_breaker = breaker
 
-    def breaker(self, source: str) -> CircuitBreaker:
+    def breaker(self, source: str) -> Breaker:
         return self._server_breaker
 
 
