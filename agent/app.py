@@ -278,9 +278,11 @@ async def ask(
     mcp: Sequence[McpServer] = (),
     on_notice: Callable[[str], None] | None = None,
     admission: Admission | None = None,
+    conversation: Conversation | None = None,
 ) -> Answer:
-    """Answer one question with a fresh conversation (the CLI's `ask`, the benchmark's unit),
-    with the agent `open_agent` makes of the same options, closed afterwards.
+    """Answer one question with a fresh conversation, or `conversation` (a saved one, for
+    `agent ask --continue`): the CLI's `ask`, the benchmark's unit; with the agent
+    `open_agent` makes of the same options, closed afterwards.
 
     Asking many: pass the same `http` and `client` (from `model_client`) each time; both
     are left open, so no question pays for building them. Asking many at once: pass the
@@ -299,7 +301,7 @@ async def ask(
             on_notice=on_notice,
         )
         try:
-            return await agent.ask(question)
+            return await agent.ask(question, conversation)
         finally:
             await agent.aclose()
 

@@ -1,4 +1,5 @@
-"""The `agent` command: `chat` (the default), `ask QUESTION` and `explain-error`.
+"""The `agent` command: `chat` (the default), `ask QUESTION`, `explain-error` and
+`conversations` (the saved ones: listed, or one deleted).
 
 Exit codes: 0 answered (a graceful "the service is down" answer counts), 1 no answer could be
 produced (one plain sentence on stderr, never a traceback), 2 usage errors; 130 on Ctrl-C and
@@ -47,6 +48,7 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 _OTEL_MODES = ("console", "otlp")
+_LATEST = "\0latest"  # `--resume` with no ID
 _CRASHED = (
     "Something went wrong inside the agent, so there is no answer; "
     "run with --verbose or set AGENT_LOG_FILE to see why."
@@ -113,12 +115,34 @@ def build_parser() -> argparse.ArgumentParser:
     chat = commands.add_parser(
         "chat", parents=[common, talk], help="talk to the agent (the default)"
     )
+    chat.add_argument(
+        "--resume",
+        nargs="?",
+        const=_LATEST,
+        metavar="ID",
+        help="go on with a saved conversation: the latest, or the one ID names (its first "
+        "characters are enough; `agent conversations` lists them)",
+    )
     chat.set_defaults(run=_run_chat, parser=chat)
     ask = commands.add_parser(
         "ask", parents=[common, talk], help="ask one question; the answer goes to stdout"
     )
     ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
+    ask.add_argument(
+        "-c",
+        "--continue",
+        dest="go_on",
+        action="store_true",
+        help="ask it in the latest saved conversation (a chat's, or an earlier ask's)",
+    )
     ask.set_defaults(run=_run_ask, parser=ask)
+    listing = commands.add_parser(
+        "conversations",
+        parents=[common],
+        help="list the saved conversations (the latest first), or delete one",
+    )
+    listing.add_argument("--delete", metavar="ID", help="delete the conversation ID names")
+    listing.set_defaults(run=_run_conversations, parser=listing)
     explain = commands.add_parser(
         "explain-error",
         parents=[common],
@@ -157,7 +181,7 @@ def main(
     io = Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr, env, read or input)
     argv = _otel_mode(sys.argv[1:] if argv is None else argv)
     defaults = argparse.Namespace(
-        offline=False, verbose=False, model=None, mcp=None, mcp_url=None, otel=None
+        offline=False, verbose=False, model=None, mcp=None, mcp_url=None, otel=None, resume=None
     )
     try:
         with contextlib.redirect_stdout(io.stdout), contextlib.redirect_stderr(io.stderr):
@@ -193,10 +217,22 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
         from agent.app import ask
         from agent.terminal import for_terminal
 
+        if args.go_on and not settings.history:
+            return _history_off(io, "--continue")
         if settings.banner:
             io.stderr.write(settings.banner + "\n")
         notice = functools.partial(print, file=io.stderr)
-        reply = asyncio.run(ask(question, settings, mcp=mcp, on_notice=notice, **_world(settings)))
+        history, conversation = _saved_conversation(settings, args.go_on, notice)
+        try:
+            reply = asyncio.run(
+                ask(question, settings, mcp=mcp, on_notice=notice, conversation=conversation,
+                    **_world(settings))
+            )  # fmt: skip
+        finally:
+            if history is not None:
+                history.close()
+        if history is not None and history.notice:  # the turn could not be saved
+            notice(history.notice)
         stream = io.stdout if reply.answered else io.stderr
         stream.write(for_terminal(reply.text) + "\n")  # the model's text must not drive a terminal
         return EXIT_OK if reply.answered else EXIT_NO_ANSWER
@@ -207,17 +243,112 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
 def _run_chat(args: argparse.Namespace, io: Streams) -> int:
     def chat(settings: Settings, mcp: list[McpServer]) -> int:
         from agent.app import Agent, open_agent
+        from agent.history import History, NoSuchConversation
         from agent.repl import start_chat
         from resilience import Listener
 
+        resume = getattr(args, "resume", None)
+        if resume is not None and not settings.history:
+            return _history_off(io, "--resume")
+        history = History.open() if settings.history else None
+        resumed = None
+        if history is not None and resume is not None:
+            try:
+                resumed = history.resume(None if resume == _LATEST else resume)
+            except NoSuchConversation:
+                if resume != _LATEST:
+                    history.close()
+                    io.stderr.write(_NO_SUCH.format(id=_shown(resume)))
+                    return EXIT_USAGE
+                io.stderr.write("There is no saved conversation yet; starting a new one.\n")
         world = _world(settings)
 
         async def opened(listener: Listener, notice: Callable[[str], None]) -> Agent:
             return await open_agent(settings, listener=listener, mcp=mcp, on_notice=notice, **world)
 
-        return start_chat(opened, io.stdout, io.read, env=io.env, banner=settings.banner)
+        try:
+            return start_chat(
+                opened, io.stdout, io.read, env=io.env, banner=settings.banner,
+                history=history, resumed=resumed,
+            )  # fmt: skip
+        finally:
+            if history is not None:
+                history.close()
 
     return _run_agent(args, io, chat)
+
+
+_NO_SUCH = "No saved conversation has the id {id}; `agent conversations` lists them.\n"
+
+
+def _run_conversations(args: argparse.Namespace, io: Streams) -> int:
+    def conversations(settings: Settings) -> int:
+        import time
+
+        from agent.history import History, NoSuchConversation
+        from agent.terminal import for_terminal
+
+        if not settings.history:
+            io.stderr.write("Conversations are not saved (AGENT_HISTORY is off).\n")
+            return EXIT_OK if args.delete is None else EXIT_NO_ANSWER
+        history = History.open()
+        try:
+            if history.notice:
+                io.stderr.write(history.notice + "\n")
+            if args.delete is not None:
+                try:
+                    gone = history.delete(args.delete)
+                except NoSuchConversation:
+                    io.stderr.write(_NO_SUCH.format(id=_shown(args.delete)))
+                    return EXIT_NO_ANSWER
+                io.stdout.write(f"Deleted conversation {gone}.\n")
+                return EXIT_OK
+            listed = history.conversations()
+            if not listed:
+                io.stderr.write("No saved conversations yet.\n")
+            for item in listed:
+                started = time.strftime("%Y-%m-%d %H:%M", time.localtime(item.started))
+                turns = f"{item.turns} turn{'s' * (item.turns != 1)}"
+                question = for_terminal(item.first_question)[:70]
+                io.stdout.write(f"{item.id}  {started}  {turns:>9}  {question}\n")
+            return EXIT_OK
+        finally:
+            history.close()
+
+    return _command(args, io, conversations)
+
+
+def _saved_conversation(
+    settings: Settings, go_on: bool, notice: Callable[[str], None]
+) -> tuple[Any, Any]:
+    """For `ask`: the store (None when AGENT_HISTORY=off) and the conversation to ask in —
+    the latest saved one with `--continue` (a new one if there is none), else a new one."""
+    from agent.conversation import Conversation
+    from agent.history import History, NoSuchConversation
+
+    if not settings.history:
+        return None, None
+    history = History.open()
+    if history.notice:
+        notice(history.notice)
+    if not history.available:
+        return history, None
+    if go_on:
+        with contextlib.suppress(NoSuchConversation):
+            saved, messages = history.resume()
+            return history, Conversation(messages, keeper=saved)
+    model = "offline-scripted" if settings.offline else settings.model
+    return history, Conversation(keeper=history.new(model))
+
+
+def _history_off(io: Streams, option: str) -> int:
+    io.stderr.write(f"agent: {option} needs saved conversations, and AGENT_HISTORY is off.\n")
+    return EXIT_USAGE
+
+
+def _shown(text: str) -> str:
+    """An id as typed, safe to repeat: printable, short."""
+    return repr("".join(c for c in text if c.isprintable())[:40])
 
 
 def _run_explain(args: argparse.Namespace, io: Streams) -> int:

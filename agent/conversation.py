@@ -30,7 +30,7 @@ import contextlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from errors import redact
 from errors._redact import INVISIBLE
@@ -45,7 +45,15 @@ if TYPE_CHECKING:
 
     from agent.models import Reply
 
-__all__ = ["CHARS_PER_TOKEN", "DATA_TAG", "MAX_TO_MODEL", "Conversation", "TurnScope", "to_model"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "DATA_TAG",
+    "MAX_TO_MODEL",
+    "Conversation",
+    "Keeper",
+    "TurnScope",
+    "to_model",
+]
 
 CHARS_PER_TOKEN = 4  # a cheap, conservative estimate for English text and JSON
 MAX_TO_MODEL = 50_000  # characters of one text (a question, a tool result) the model is sent
@@ -85,8 +93,11 @@ class TurnScope:
         self.committed = False
 
     def commit(self) -> None:
-        """Keep what the turn added."""
+        """Keep what the turn added (and hand it to the conversation's keeper, if any)."""
         self.committed = True
+        conversation = self._conversation
+        if conversation.keeper is not None:
+            conversation.keeper.keep(conversation._messages[self.start :])
 
     def forget_earlier(self) -> bool:
         """Drop the turns before this one (the history no longer fits); False if none."""
@@ -104,12 +115,26 @@ class TurnScope:
             self._conversation._reported_tokens = 0
 
 
-class Conversation:
-    """Messages so far; the REPL keeps one across turns, `ask` uses a fresh one."""
+class Keeper(Protocol):
+    """Where committed turns are saved (`agent.history.Saved`: SQLite)."""
 
-    def __init__(self) -> None:
-        self._messages: list[MessageParam] = []
+    def keep(self, messages: Sequence[MessageParam]) -> None:
+        """Save one committed turn's messages; never raises."""
+        ...
+
+
+class Conversation:
+    """Messages so far; the REPL keeps one across turns, `ask` uses a fresh one.
+
+    With a `keeper`, each committed turn is also handed to it, as the API's own blocks;
+    `earlier` starts the history with the messages of a saved conversation."""
+
+    def __init__(
+        self, earlier: Sequence[MessageParam] = (), *, keeper: Keeper | None = None
+    ) -> None:
+        self._messages: list[MessageParam] = list(earlier)
         self._reported_tokens = 0  # the API's count for the last request on this history
+        self.keeper = keeper
 
     @property
     def messages(self) -> list[MessageParam]:

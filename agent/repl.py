@@ -12,13 +12,17 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agent.app import Agent
 from agent.console import Screen, trace_table
 from agent.conversation import Conversation
+from agent.history import History, Saved, turns_of
 from agent.loop import Answer
 from resilience import Event, Listener, recording_attempts
+
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam
 
 __all__ = [
     "CANCELLED_EARLY",
@@ -37,7 +41,8 @@ HELP = """\
 Ask about the weather ("weather in Paris and Lima?") or give a sum ("what is 12 * 7?").
   /help   this help
   /tools  the tools the model can call
-  /reset  forget the conversation and start over
+  /history  the turns of this conversation so far (saved ones, after a --resume, too)
+  /reset  start a new conversation (this one stays saved)
   /trace  the last turn's timeline (a cancelled one too): every attempt, what it
           was for, its source, duration, outcome, action and wait
   /quit   leave (Ctrl-D works too; Ctrl-C cancels a running turn)"""
@@ -52,10 +57,24 @@ HISTORY_NOTE = (
 class Repl:
     """One chat session."""
 
-    def __init__(self, agent: Agent, screen: Screen) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        screen: Screen,
+        *,
+        history: History | None = None,
+        resumed: tuple[Saved, list[MessageParam]] | None = None,
+    ) -> None:
+        """`history` saves each committed turn (None: nothing is saved); `resumed` is a
+        saved conversation to go on with, and its messages."""
         self.agent = agent
         self.screen = screen
-        self.conversation = Conversation()
+        self.history = history
+        self._said = history.notice if history is not None else None  # told already
+        if resumed is not None:
+            self.conversation = Conversation(resumed[1], keeper=resumed[0])
+        else:
+            self.conversation = Conversation(keeper=self._new_saved())
         self.last: Answer | None = None
         self.cancelled: tuple[Event, ...] | None = None  # the last turn's attempts, if cut
         self._streamed = False
@@ -64,6 +83,7 @@ class Repl:
             "/help": self._help,
             "/tools": self._tools,
             "/reset": self._reset,
+            "/history": self._history,
             "/trace": self._trace,
             "/quit": self._quit,
             "/exit": self._quit,
@@ -108,6 +128,9 @@ class Repl:
         if answer.history_trimmed and not self._told_trimmed:
             self._told_trimmed = True
             self.screen.line(HISTORY_NOTE, style="dim")
+        if self.history is not None and self.history.notice not in (None, self._said):
+            self._said = self.history.notice  # a turn could not be saved: said once
+            self.screen.line(self._said, style="yellow")
 
     def _stream(self, text: str) -> None:
         self._streamed = True
@@ -132,10 +155,30 @@ class Repl:
         return True
 
     def _reset(self) -> bool:
-        self.conversation.reset()
+        self.conversation = Conversation(keeper=self._new_saved())
         self.last, self.cancelled = None, None
         self.screen.line("Started a new conversation.", style="dim")
         return True
+
+    def _history(self) -> bool:
+        keeper = self.conversation.keeper
+        saved = keeper if isinstance(keeper, Saved) and keeper.exists else None
+        # The saved turns are all of them; in memory, the oldest may have been set aside.
+        turns = saved.turns() if saved is not None else turns_of(self.conversation.messages)
+        if not turns:
+            self.screen.line("No turns in this conversation yet.", style="dim")
+            return True
+        where = f"conversation {saved.id}" if saved is not None else "this conversation"
+        self.screen.line(f"{len(turns)} turn{'s' * (len(turns) != 1)} in {where}:", style="dim")
+        for number, turn in enumerate(turns, 1):
+            self.screen.line(f"{number:>3}. {PROMPT}{_cut(turn.question, 200)}")
+            self.screen.line(f"     {_cut(turn.answer, 400)}", style="dim")
+        return True
+
+    def _new_saved(self) -> Saved | None:
+        if self.history is None or not self.history.available:
+            return None
+        return self.history.new(self.agent.model_name)
 
     def _trace(self) -> bool:
         if self.cancelled is not None:
@@ -152,6 +195,12 @@ class Repl:
 
     def _quit(self) -> bool:
         return False
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` on one line, at most `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def run_repl(
@@ -204,9 +253,12 @@ def start_chat(
     *,
     env: Mapping[str, str],
     banner: str | None = None,
+    history: History | None = None,
+    resumed: tuple[Saved, list[MessageParam]] | None = None,
 ) -> int:
     """Run the REPL until /quit or Ctrl-D. `open_agent(listener, on_notice)` makes the agent:
-    its engines report to the status line, its MCP servers' problems to a notice."""
+    its engines report to the status line, its MCP servers' problems to a notice. `history`
+    saves the turns; `resumed` is a saved conversation to go on with."""
     screen = make_screen(stdout, env)
 
     def notice(sentence: str) -> None:
@@ -215,7 +267,17 @@ def start_chat(
     async def open_repl() -> Repl:
         if banner:  # before the MCP servers start, and any sentence about them
             screen.line(banner, style="dim")
-        return Repl(await open_agent(screen.status, notice), screen)
+        if history is not None and history.notice:
+            notice(history.notice)
+        if resumed is not None:
+            turns = len(turns_of(resumed[1]))
+            screen.line(
+                f"Resumed conversation {resumed[0].id} ({turns} earlier turn"
+                f"{'s' * (turns != 1)}; /history lists them).",
+                style="dim",
+            )
+        agent = await open_agent(screen.status, notice)
+        return Repl(agent, screen, history=history, resumed=resumed)
 
     with _history(enabled=screen.laid_out and read is input):
         return run_repl(open_repl, read)

@@ -72,6 +72,11 @@ class _State:
         with self._lock:
             self.report.model_calls += 1
             self.report.secret_hits += sum(raw.count(s) for s in self.plan.secrets if s)
+            self.report.last_questions = [
+                scripted_model.content_text(m.get("content", ""))
+                for m in body.get("messages", [])
+                if m.get("role") == "user" and not scripted_model.tool_results(m)
+            ]
             for message in body.get("messages", []):
                 for result in scripted_model.tool_results(message):
                     text = scripted_model.content_text(result.get("content", ""))

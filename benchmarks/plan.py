@@ -50,6 +50,9 @@ class Report(BaseModel):
     protocol_errors: list[str] = Field(default_factory=list)
     tool_results: dict[str, str] = Field(default_factory=dict)  # tool_use_id -> text, as received
     secret_hits: int = 0
+    last_questions: list[str] = Field(
+        default_factory=list
+    )  # the person's texts in the last request
 
 
 # The soak's random faults: what a flaky upstream really does, per route.

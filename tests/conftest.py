@@ -45,6 +45,12 @@ def _clean_structlog() -> Iterator[None]:
     structlog.contextvars.clear_contextvars()
 
 
+@pytest.fixture(autouse=True)
+def _data_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saved conversations go to a folder of the test's own, never the person's home."""
+    monkeypatch.setenv("AGENT_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()

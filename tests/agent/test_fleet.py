@@ -23,7 +23,9 @@ SOURCES = 2  # the weather tool's: Open-Meteo and wttr.in, each with its breaker
 
 
 async def fleet(server: FaultServerProcess, state_url: str | None, **options: float) -> FleetResult:
-    settings: dict[str, float] = {"outage_s": 1.5, "cooldown_s": 1.0, **options}
+    # The upstream stays down for the whole run and an open circuit stays open: each
+    # breaker opens exactly once where its state lives.
+    settings: dict[str, float] = {"outage_s": 120.0, "cooldown_s": 120.0, **options}
     return await run_fleet(
         server, label="test", workers=4, questions=8, interval_s=0.2, state_url=state_url,
         **settings,
