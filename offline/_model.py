@@ -2,15 +2,22 @@
 
 It understands the demo's questions (`understand`): cities for the weather, a sum, or both;
 a pair of currencies (for an agent that offers `exchange_rate`, as examples/exchange_rates.py
-does); small talk; or a tool named outright ("use echo with text=hi"). It answers with real
-tool calls (several at once for several cities, and a sum alongside), and words its answer
-from the tool results as a person relaying them would. It returns the agent's light `Reply`,
-so offline mode never loads the anthropic SDK.
+does); small talk; or a tool named outright ("use echo with text=hi", its inputs typed as
+the tool's schema asks). It answers with real tool calls (several at once for several
+cities, and a sum alongside), and words its answer from the tool results as a person
+relaying them would: a sum in the person's own notation ("2^10 = 1024", "1,000 * 3 =
+3,000"), another tool's JSON as plain words. Its help lists the tools it is offered, MCP
+servers' too. It returns the agent's light `Reply`, so offline mode never loads the
+anthropic SDK.
 
-Places are split at "and", "&", ";" and commas, except that a part after a comma which names
-the country or region of a real city called like the part before it, or no place at all,
-joins it ("Paris, Texas" and "Paris, Narnia" are one place each, "Paris, Tokyo" two):
-`tools.weather.places` decides, from ISO 3166 and the gazetteer.
+What it cannot read whole it says so, rather than guessing at a part: a sum it cannot read
+(`offline._sums`), a place with digits in it. Places are read whole, short forms and initials
+included ("St. Louis", "Ft. Worth", "Washington, D.C."): a period ends a place only after a
+word that is not a short form or an initial. Several places are split at "and", "&", ";",
+"or", "vs", "than" and commas, each "in …" of a question counted; a part after a comma
+which names the country or region of a real city called like the part before it, or no
+place at all, joins it ("Paris, Texas" and "Paris, Narnia" are one place each, "Paris,
+Tokyo" two): `tools.weather.places` decides, from ISO 3166 and the gazetteer.
 """
 
 from __future__ import annotations
@@ -24,8 +31,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.models import ModelRequest, Reply, Text, ToolCall
+from offline._sums import Sum, read_sum, shown
 
-__all__ = ["HELP", "OFFLINE_MODEL", "Intent", "OfflineModel", "answer_from_results", "understand"]
+__all__ = [
+    "HELP",
+    "OFFLINE_MODEL",
+    "Intent",
+    "OfflineModel",
+    "answer_from_results",
+    "help_text",
+    "understand",
+]
 
 _SMALL_TALK = {
     r"\b(hi|hello|hey|good (morning|afternoon|evening))\b": (
@@ -39,33 +55,35 @@ _SMALL_TALK = {
     r"\b(bye|goodbye|see you)\b": "Goodbye!",
 }
 _WEATHER = re.compile(
-    r"(?i)\b(weather|temperature|forecast|hot|cold|warm|raining|rain|sunny|degrees|humid)\b"
+    r"(?i)\b(weather|temperature|forecast|hot|hotter|cold|colder|warm|warmer|raining|rain"
+    r"|rainy|sunny|snowing|windy|degrees|humid)\b"
 )
+# A period ends a place, except after a short form or an initial ("St. Louis", "D.C.").
+_PERIOD = r"(?<!\bst)(?<!\bste)(?<!\bft)(?<!\bmt)(?<!\b[^\W\d_])\.(?:\s|$)"
 _PLACE = re.compile(
     r"(?i)\b(?:in|for|at)\s+(.+?)\s*"
-    r"(?:\?|!|\.(?:\s|$)|$|\b(?:today|tonight|now|right now|tomorrow)\b"
+    rf"(?:\?|!|{_PERIOD}|$|\b(?:today|tonight|now|right now|tomorrow)\b"
     r"|(?:,\s*|\s+)(?:and\s+)?(?:what|what's|how|calculate|compute|work out)\b)"
 )
-_SEPARATORS = re.compile(r"\s*(,|;|&|\band\b|\bor\b)\s*", re.IGNORECASE)
-_WORD_OPS = (
-    (re.compile(r"(?i)\bdivided by\b"), "/"),
-    (re.compile(r"(?i)\b(times|multiplied by)\b"), "*"),
-    (re.compile(r"(?i)\bplus\b"), "+"),
-    (re.compile(r"(?i)\bminus\b"), "-"),
-    (re.compile(r"(?<=\d)\s*[x×]\s*(?=[\d(])"), "*"),
-    (re.compile("÷"), "/"),
-    (re.compile(r"\^"), "**"),
+# "Weather in Paris? And Tokyo?": a place named after the question that asked.
+_MORE = re.compile(
+    r"(?i)\s*(?:and|or|also|what about|how about)\s+(?:in\s+|for\s+|at\s+)?(.+?)\s*"
+    rf"(?:\?|!|{_PERIOD}|$)"
 )
+_SEPARATORS = re.compile(
+    r"\s*(,|;|&|\band\b|\bor\b|\bvs\b\.?|\bversus\b|\bthan\b|\bcompared (?:to|with)\b)\s*",
+    re.IGNORECASE,
+)
+_DATE = re.compile(r"\d+([-/.])\d+\1\d+")  # "2025-03-01" in a weather question is no sum
+_LEADING = re.compile(r"(?i)^(?:(?:and|in|at|for)\s+)+")
 _RATE = re.compile(r"(?i)\b(?:exchange|conversion)\s+rates?\b|\bconvert\b")
 _PAIR = re.compile(r"(?i)\b([a-z]{3})\s*(?:to|in|into|/|->|→)\s*([a-z]{3})\b")
 # "use echo with text=hi", "call the lookup tool with name='Ada Lovelace'": one call of any tool
-# the request offers (an MCP server's too), its inputs as key=value, sent as text.
+# the request offers (an MCP server's too), its inputs as key=value.
 _NAMED_CALL = re.compile(
     r"(?is)^\s*(?:please\s+)?(?:use|call)\s+(?:the\s+)?([A-Za-z0-9_-]{1,64})(?:\s+tool)?"
     r"(?:\s+with\s+(.+?))?\s*[.?!]?\s*$"
 )
-_EXPRESSION = re.compile(r"[\d.\s+\-*/^%()]+")
-_OPERATOR = re.compile(r"[\d)]\s*(?:\*\*|//|[-+*/^%])\s*[\d(.]")
 
 HELP = (
     "I'm the offline demo assistant: ask me about the weather in one or more cities "
@@ -73,18 +91,21 @@ HELP = (
 )
 
 
-Call = tuple[str, dict[str, str]]  # a tool's name and its input
+Call = tuple[str, dict[str, Any]]  # a tool's name and its input
 
 
 @dataclass(frozen=True, slots=True)
 class Intent:
     """What to do: call `tool` once per entry of `inputs` (and the `more` calls to other
-    tools in the same reply), or just say `reply`."""
+    tools in the same reply), or just say `reply`. `sums` are the sums being worked out, as
+    the person wrote them; `unread`, what the model could not read and will say so."""
 
     tool: str | None = None
-    inputs: tuple[dict[str, str], ...] = ()
+    inputs: tuple[dict[str, Any], ...] = ()
     reply: str = ""
     more: tuple[Call, ...] = ()
+    sums: tuple[Sum, ...] = ()
+    unread: tuple[str, ...] = ()
 
     @property
     def calls(self) -> tuple[Call, ...]:
@@ -95,20 +116,29 @@ class Intent:
 
 def understand(question: str) -> Intent:
     """What the offline model will do about `question`: the weather and a sum asked in one
-    question are both looked up in the same reply."""
+    question are both looked up in the same reply; what it cannot read, it says."""
     if (named := _named_call(question)) is not None:
         return named
     if (rate := _rate_call(question)) is not None:
         return rate
+    found = read_sum(question)
     if _WEATHER.search(question):
-        cities = _cities(question)
+        cities, unread = _cities(question)
+        if isinstance(found, Sum):
+            more: tuple[Call, ...] = (("calculate", {"expression": found.expression}),)
+            sums: tuple[Sum, ...] = (found,)
+        else:
+            more, sums = (), ()
+            unread += [found.reply()] if found and not _DATE.fullmatch(found.written) else []
         if not cities:
-            return Intent(reply="Which city would you like the weather for?")
-        expression = _expression(question)
-        more = () if expression is None else (("calculate", {"expression": expression}),)
-        return Intent("get_weather", tuple({"city": city} for city in cities), more=more)
-    if (expression := _expression(question)) is not None:
-        return Intent("calculate", ({"expression": expression},))
+            said = " ".join(unread) or "Which city would you like the weather for?"
+            return Intent(reply=said)
+        inputs = tuple({"city": city} for city in cities)
+        return Intent("get_weather", inputs, more=more, sums=sums, unread=tuple(unread))
+    if isinstance(found, Sum):
+        return Intent("calculate", ({"expression": found.expression},), sums=(found,))
+    if found is not None:
+        return Intent(reply=found.reply())
     for pattern, reply in _SMALL_TALK.items():
         if re.search(pattern, question, re.IGNORECASE):
             return Intent(reply=reply)
@@ -141,22 +171,33 @@ def _named_call(question: str) -> Intent | None:
     return Intent(match[1], ({key: value for key, _, value in pairs},))
 
 
-def _cities(question: str) -> list[str]:
-    match = _PLACE.search(question)
-    if match is None:
-        return []
-    pieces = _SEPARATORS.split(match[1])
+def _cities(question: str) -> tuple[list[str], list[str]]:
+    """The places a weather question names, and what it says that cannot be a place."""
     cities: list[str] = []
+    unread: list[str] = []
+    for match in _PLACE.finditer(question):
+        spans = [match[1]]
+        if (more := _MORE.match(question, match.end())) is not None:
+            spans.append(more[1])
+        for span in spans:
+            _add_places(span, cities, unread)
+    return list(dict.fromkeys(cities)), [f"I couldn't read “{part}” as a place." for part in unread]
+
+
+def _add_places(span: str, cities: list[str], unread: list[str]) -> None:
+    pieces = _SEPARATORS.split(span)
     for index in range(0, len(pieces), 2):
-        part = pieces[index].strip(" '\"").removeprefix("the ")
-        if not part or any(ch.isdigit() for ch in part):
+        part = _LEADING.sub("", pieces[index].strip(" '\"")).removeprefix("the ")
+        if not part:
+            continue
+        if any(ch.isdigit() for ch in part):
+            unread.append(part)
             continue
         after_comma = index > 0 and pieces[index - 1] == ","
         if after_comma and cities and _narrows(cities[-1], part):
             cities[-1] = f"{cities[-1]}, {part}"
         else:
             cities.append(part)
-    return list(dict.fromkeys(cities))
 
 
 def _narrows(city: str, part: str) -> bool:
@@ -166,15 +207,6 @@ def _narrows(city: str, part: str) -> bool:
 
     name = city.partition(",")[0].strip()
     return places.is_region_of(name, part) or not places.cities_named(part)
-
-
-def _expression(question: str) -> str | None:
-    text = question
-    for pattern, symbol in _WORD_OPS:
-        text = pattern.sub(symbol, text)
-    candidates = (m.group().strip() for m in _EXPRESSION.finditer(text))
-    found = [c for c in candidates if _OPERATOR.search(c)]
-    return max(found, key=len) if found else None
 
 
 OFFLINE_MODEL = "offline-scripted"
@@ -195,17 +227,20 @@ class OfflineModel:
         results = [b for b in _blocks(messages[-1]["content"]) if b.get("type") == "tool_result"]
         if not results:
             intent = understand(_question(messages[-1]["content"]))
-            if intent.calls and _may_call(request, intent.calls):
-                return self._reply(request, _preface(intent.calls), intent.calls)
-            return self._reply(request, intent.reply or "I can't look that up right now.")
-        calls = _calls(messages[-2]["content"]) if len(messages) > 1 else {}
-        sent = [(call.get("name"), call.get("input")) for call in calls.values()]
-        unsent = tuple(c for c in understand(_last_question(messages)).calls if c not in sent)
+            calls = _typed(request, intent.calls)
+            if calls and _may_call(request, calls):
+                return self._reply(request, _preface(calls, intent.sums), calls)
+            return self._reply(request, _instead(request, intent))
+        calls_made = _calls(messages[-2]["content"]) if len(messages) > 1 else {}
+        sent = [(call.get("name"), call.get("input")) for call in calls_made.values()]
+        intent = understand(_last_question(messages))
+        unsent = tuple(c for c in _typed(request, intent.calls) if c not in sent)
         failed = any(result.get("is_error") for result in results)
         if failed and unsent and _may_call(request, unsent):
-            text = "That input was wrong; trying again. " + _preface(unsent)
+            text = "That input was wrong; trying again. " + _preface(unsent, intent.sums)
             return self._reply(request, text, unsent)
-        return self._reply(request, answer_from_results(calls, results))
+        answer = answer_from_results(calls_made, results, intent.sums)
+        return self._reply(request, " ".join((answer, *intent.unread)).strip())
 
     async def aclose(self) -> None:
         """Nothing to release."""
@@ -228,6 +263,82 @@ def _may_call(request: ModelRequest, calls: tuple[Call, ...]) -> bool:
         return False
     offered = {definition.get("name") for definition in request.tools}
     return all(tool in offered for tool, _ in calls)
+
+
+def _instead(request: ModelRequest, intent: Intent) -> str:
+    """What to say when there is no call to make: the intent's reply, the help with the
+    tools on offer, or why a call cannot be made."""
+    missing = [tool for tool, _ in intent.calls if tool not in _offered(request)]
+    if intent.calls and intent.tool != "exchange_rate" and missing:
+        return f"There is no tool called {missing[0]} here. {help_text(request.tools)}"
+    if intent.reply == HELP or (intent.calls and missing):
+        return help_text(request.tools)
+    return intent.reply or "I can't look that up right now."
+
+
+def _offered(request: ModelRequest) -> dict[str, Mapping[str, Any]]:
+    return {str(d.get("name")): d for d in request.tools if isinstance(d, Mapping)}
+
+
+def help_text(tools: Sequence[Mapping[str, Any]]) -> str:
+    """The help: what to ask, and each tool on offer with its inputs, to be named outright
+    as "use TOOL with key=value" (an MCP server's tools too)."""
+    listed = [_tool_line(tool) for tool in tools if tool.get("name")]
+    if not listed:
+        return HELP
+    others = [tool for tool in tools if tool.get("name") not in _OWN_TOOLS]
+    example = _example(others[0]) if others else "use calculate with expression=2+2"
+    return (
+        f"{HELP} Or name a tool and its inputs, as “use TOOL with key=value” "
+        f"(“{example}”). Tools here: {'; '.join(listed)}."
+    )
+
+
+_OWN_TOOLS = {"get_weather", "calculate", "exchange_rate"}
+
+
+def _example(tool: Mapping[str, Any]) -> str:
+    """ "use echo with text=…": how to name a tool, with its first input."""
+    properties = (tool.get("input_schema") or {}).get("properties") or {}
+    first = next(iter(properties), None)
+    return f"use {tool['name']} with {first}=…" if first else f"use {tool['name']}"
+
+
+def _tool_line(tool: Mapping[str, Any]) -> str:
+    """ "add (a, b)": a tool's name and its inputs."""
+    properties = (tool.get("input_schema") or {}).get("properties") or {}
+    inputs = ", ".join(str(key) for key in properties)
+    return f"{tool['name']} ({inputs})" if inputs else str(tool["name"])
+
+
+def _typed(request: ModelRequest, calls: tuple[Call, ...]) -> tuple[Call, ...]:
+    """`calls` with each input given as the tool's schema asks: "2" as 2 for an integer,
+    "true" as True for a boolean; text where it cannot be read so, for the tool to refuse."""
+    offered = _offered(request)
+    typed: list[Call] = []
+    for tool, tool_input in calls:
+        schema = (offered.get(tool, {}).get("input_schema") or {}).get("properties") or {}
+        typed.append(
+            (tool, {key: _value(value, schema.get(key)) for key, value in tool_input.items()})
+        )
+    return tuple(typed)
+
+
+def _value(value: Any, schema: object) -> Any:
+    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    if not isinstance(value, str):
+        return value
+    try:
+        if kind == "integer":
+            return int(value)
+        if kind == "number":
+            number = float(value)
+            return int(number) if number.is_integer() and "." not in value else number
+    except ValueError:
+        return value
+    if kind == "boolean" and value.lower() in {"true", "false"}:
+        return value.lower() == "true"
+    return value
 
 
 def _blocks(content: object) -> list[Mapping[str, Any]]:
@@ -255,15 +366,21 @@ def _calls(content: object) -> dict[str, Mapping[str, Any]]:
     return {str(b.get("id")): b for b in _blocks(content) if b.get("type") == "tool_use"}
 
 
-def _preface(calls: tuple[Call, ...]) -> str:
-    """The sentence said before making `calls`, weather first."""
-    cities = [i.get("city", "?") for tool, i in calls if tool == "get_weather"]
+def _preface(calls: tuple[Call, ...], sums: Sequence[Sum] = ()) -> str:
+    """The sentence said before making `calls`, weather first, sums as the person wrote
+    them."""
+    cities = [str(i.get("city", "?")) for tool, i in calls if tool == "get_weather"]
     rates = [i for tool, i in calls if tool == "exchange_rate"]
-    sums = [i.get("expression", "?") for tool, i in calls if tool == "calculate"]
+    written = {s.expression: s.written for s in sums}
+    worked = [str(i.get("expression", "?")) for tool, i in calls if tool == "calculate"]
+    worked = [written.get(expression, expression) for expression in worked]
+    others = list(dict.fromkeys(tool for tool, _ in calls if tool not in _OWN_TOOLS))
     if rates:
         return f"Let me look up the {rates[0].get('base')} to {rates[0].get('quote')} rate."
-    if cities and sums:
-        return f"Let me check the weather in {_join(cities)} and work out {_join(sums)}."
+    if others:
+        return f"Let me ask {_join(others)}."
+    if cities and worked:
+        return f"Let me check the weather in {_join(cities)} and work out {_join(worked)}."
     if cities:
         return f"Let me check the weather in {_join(cities)}."
     return "Let me work that out."
@@ -273,26 +390,62 @@ def _preface(calls: tuple[Call, ...]) -> str:
 _DATA = re.compile(r"^<tool_output source=\"[^\"]*\">\n(.*)\n</tool_output>$", re.DOTALL)
 
 
-def answer_from_results(calls: Mapping[str, Mapping[str, Any]], results: list[Any]) -> str:
-    """One sentence per tool result; `calls` maps tool_use ids to their tool_use blocks."""
-    sentences = [_sentence(calls.get(str(r.get("tool_use_id")), {}), r) for r in results]
+def answer_from_results(
+    calls: Mapping[str, Mapping[str, Any]], results: list[Any], sums: Sequence[Sum] = ()
+) -> str:
+    """One sentence per tool result; `calls` maps tool_use ids to their tool_use blocks,
+    `sums` are the sums asked, as the person wrote them."""
+    written = {s.expression: s for s in sums}
+    sentences = [_sentence(calls.get(str(r.get("tool_use_id")), {}), r, written) for r in results]
     return " ".join(sentence for sentence in sentences if sentence)
 
 
-def _sentence(call: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+def _sentence(
+    call: Mapping[str, Any], result: Mapping[str, Any], written: Mapping[str, Sum]
+) -> str:
     text = " ".join(str(b.get("text", "")) for b in _blocks(result.get("content"))).strip()
     text = _DATA.sub(r"\1", text).strip()  # a tool from outside: its answer, as data
     if result.get("is_error"):
         return f"Sorry — {_as_clause(text)}" if text else "Sorry — that didn't work."
+    name = call.get("name")
     data = _json(text)
-    if data is None or call.get("name") not in {"get_weather", "calculate", "exchange_rate", None}:
-        return text  # another tool's answer (an MCP server's, say) is relayed as it is
-    if call.get("name") == "exchange_rate":
+    if name not in {"get_weather", "calculate", "exchange_rate", None}:
+        return _readable(text)  # another tool's answer (an MCP server's, say), in words
+    if data is None:
+        return text
+    if name == "exchange_rate":
         return _rate_sentence(data)
-    if call.get("name") == "calculate" or "result" in data:
+    if name == "calculate" or "result" in data:
         expression = data.get("expression") or _input(call, "expression") or "That"
-        return f"{expression} = {data.get('result')}."
+        asked = written.get(str(expression))
+        if asked is None:
+            return f"{expression} = {shown(data.get('result'))}."
+        return f"{asked.written} = {shown(data.get('result'), grouped=asked.grouped)}."
     return _weather_sentence(call, data)
+
+
+def _readable(text: str) -> str:
+    """A tool's answer as plain words: JSON's keys and values ("temperature: 12; sky:
+    clear"), one value alone as itself; any other text as it is."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    return _words(data) if isinstance(data, dict | list) else text
+
+
+def _words(value: Any) -> str:
+    if isinstance(value, dict):
+        if len(value) == 1:
+            return _words(next(iter(value.values())))
+        return "; ".join(f"{str(key).replace('_', ' ')}: {_words(v)}" for key, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_words(item) for item in value) or "nothing"
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def _weather_sentence(call: Mapping[str, Any], data: Mapping[str, Any]) -> str:

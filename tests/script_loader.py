@@ -7,12 +7,13 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["BENCH", "DEMO", "WALK", "load_script"]
+__all__ = ["BENCH", "DEMO", "PLACES_TABLE", "WALK", "load_script"]
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 BENCH = SCRIPTS / "bench.py"
 DEMO = SCRIPTS / "demo.py"
 WALK = SCRIPTS / "walk.py"
+PLACES_TABLE = SCRIPTS / "places_table.py"
 
 
 def load_script(path: Path, name: str) -> ModuleType:

@@ -10,7 +10,7 @@ import pytest
 
 from agent.models import ModelRequest, Reply, Text, ToolCall
 from offline import OfflineModel
-from offline._model import HELP, understand
+from offline._model import HELP, help_text, understand
 from tests.examples.test_exchange_rates import USD_EUR
 
 RATE_TOOL = {"name": "exchange_rate", "description": "An exchange rate.", "input_schema": {}}
@@ -75,12 +75,13 @@ async def test_it_calls_the_tool_an_agent_offers() -> None:
 
 
 async def test_without_the_tool_it_offers_help_instead() -> None:
-    """An agent without exchange_rate: no tool call, the help text."""
+    """An agent without exchange_rate: no tool call, the help text with its tools."""
     model = OfflineModel()
     reply = await model.create(
         request(question("Exchange rate from USD to EUR?"), tools=(WEATHER_TOOL,))
     )
-    assert (uses(reply), said(reply)) == ([], HELP)
+    assert (uses(reply), said(reply)) == ([], help_text([WEATHER_TOOL]))
+    assert said(reply).startswith(HELP)
 
 
 async def answer_to(result: dict[str, Any]) -> str:

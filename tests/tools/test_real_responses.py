@@ -138,8 +138,6 @@ async def test_an_unknown_unit_is_refused_once_and_wttr_answers(
         ("Paris", "48.85341", "Paris, France"),
         ("Paris, TX", "33.66094", "Paris, Texas, États Unis"),
         ("Paris, Texas", "33.66094", "Paris, Texas, États Unis"),
-        ("Paris, USA", "33.66094", "Paris, Texas, États Unis"),
-        ("Paris, United States", "33.66094", "Paris, Texas, États Unis"),
         ("Paris, Tennessee", "36.302", "Paris, Tennessee, États Unis"),
         ("Paris, KY", "38.2098", "Paris, Kentucky, États Unis"),
         ("Paris, IL, US", "39.61115", "Paris, Illinois, États Unis"),
@@ -156,6 +154,22 @@ async def test_region_hints_pick_among_recorded_matches(
     report = parsed(result.content)
     assert report["city"] == named
     assert "note" not in report
+
+
+@pytest.mark.parametrize("city", ["Paris, USA", "Paris, United States"])
+async def test_a_country_several_matches_share_is_answered_with_a_note(
+    city: str, routes: respx.MockRouter, weather: Tool
+) -> None:
+    """ "Paris, USA": four recorded Parises are in the United States; the first answers,
+    and the note names the others (all of comparable size)."""
+    _, forecast = mount_om(routes, served("open_meteo_geocoding_paris"), Script(ok(PARIS_FORECAST)))
+    report = parsed((await ask(weather, city)).content)
+    assert forecast.calls.last.request.url.params["latitude"] == "33.66094"
+    assert report["city"] == "Paris, Texas, États Unis"
+    assert report["note"] == (
+        "Several places are called Paris; this is Paris, Texas, États Unis. Others: Paris, "
+        "Tennessee, États Unis; Paris, Kentucky, États Unis; Paris, Illinois, États Unis."
+    )
 
 
 async def test_a_hint_that_fits_no_match_is_said(routes: respx.MockRouter, weather: Tool) -> None:
@@ -300,15 +314,16 @@ async def test_wttr_answer_for_the_place_asked_is_used(
 @pytest.mark.parametrize(
     ("city", "recorded", "named"),
     [
-        ("Detroit, MI", "wttr_detroit_j1", "Detroit, Michigan, United States of America"),
-        ("Detroit, USA", "wttr_detroit_j1", "Detroit, United States of America"),
+        ("Detroit, MI", "wttr_detroit_j1", "Detroit, Michigan, United States"),
+        ("Detroit, USA", "wttr_detroit_j1", "Detroit, United States"),
         ("Potsdam", "wttr_berlin_j1", "Potsdam, Germany"),  # nearest_area next door
     ],
 )
 async def test_wttr_area_fits_the_region_or_lies_next_door(
     city: str, recorded: str, named: str, routes: respx.MockRouter, weather: Tool
 ) -> None:
-    """A region that fits, or an area within 50 km of a real city of the asked name."""
+    """A region that fits, or an area within 50 km of a real city of the asked name; the
+    place named as the gazetteer (and Open-Meteo) names it."""
     mount_om(routes, Script(status(401)))
     wttr_route(routes, served(recorded))
     assert parsed((await ask(weather, city)).content)["city"] == named
@@ -319,7 +334,6 @@ async def test_wttr_area_fits_the_region_or_lies_next_door(
     [
         ("Lima", "wttr_heideck_j1"),  # an unknown name answered with some other place
         ("Paris, TX", "wttr_detroit_j1"),
-        ("Detroit, Ontario", "wttr_detroit_j1"),  # the right name, the wrong country
     ],
 )
 async def test_wttr_answer_for_another_place_is_not_an_answer(
@@ -332,6 +346,20 @@ async def test_wttr_answer_for_another_place_is_not_an_answer(
     assert wttr.call_count == 1  # not retried
     expected = degraded(because=because(REFUSED, "answered for a different place"), city=city)
     assert result.content == expected
+
+
+async def test_wttr_answer_for_a_region_that_fits_no_such_place_says_so(
+    routes: respx.MockRouter, weather: Tool
+) -> None:
+    """ "Detroit, Ontario": no Detroit is in Ontario, so wttr.in's Detroit answers, and the
+    note says so, as Open-Meteo's answer would."""
+    mount_om(routes, Script(status(401)))
+    wttr_route(routes, served("wttr_detroit_j1"))
+    report = parsed((await ask(weather, "Detroit, Ontario")).content)
+    assert (report["city"], report["source"]) == ("Detroit, United States", "wttr.in")
+    assert report["note"] == (
+        "No Detroit was found in Ontario; this is the weather for Detroit, United States."
+    )
 
 
 async def test_wttr_is_checked_against_where_open_meteo_put_the_city(

@@ -3,12 +3,15 @@
 **Open-Meteo** geocodes the name, then asks for the current weather. Geocoding matches a place
 name only, so "Paris, TX" is searched as "Paris"; the rest, split at commas, picks among the
 matches by country or region, read with ISO 3166 ("TX", "Texas", "USA", "United States",
-"US-TX" all pick Paris, Texas). When no match fits, the first is used and the answer says so
-in a `note`. Temperatures are asked for in celsius (our parameter wins over a configured URL's
-query) and `current_units` is checked: °F is converted, any other unit is refused. A 400 for a
-request this tool built is the tool's own problem, not the caller's input: it is raised as
-`RequestRefused`, which error-to-action reads as an internal error (no retry; the fallback
-answers).
+"US-TX", and "D.C." as DC). A name with short forms is searched as written, then written
+out ("Ft. Worth", then "Fort Worth") until a match has the very name; a region that fits none
+of the first five matches is looked for among twenty. Which match answers, its label and
+its `note` (a name read as another, a shared name, a region that fits none) are read as
+`tools.weather.places` says, for both sources alike. Temperatures are asked for in celsius
+(our parameter wins over a configured URL's query) and `current_units` is checked: °F is
+converted, any other unit is refused. A 400 for a request this tool built is the tool's own
+problem, not the caller's input: it is raised as `RequestRefused`, which error-to-action reads
+as an internal error (no retry; the fallback answers).
 
 **wttr.in** is one request, parsed defensively (every value is a string there). Its answers
 for unknown places have changed over the years (a 500 with text, a 200 with text labelled
@@ -18,17 +21,17 @@ fallback chain still does not let it alone decide that a place does not exist. A
 non-2xx, non-JSON or empty answer is simply unusable. It is also known to answer a name it
 does not know with some other place's weather (a 200), and its `nearest_area` is often a
 district or town near the place asked for. So the answer's place is checked before it is
-believed: against the place Open-Meteo geocoded in this call when there is one (within 50 km),
-else against the name and any country or region in the question, where a different `areaName`
-still fits if a real city of the asked name lies within 50 km of it (the gazetteer). A
-mismatch is `PlaceMismatch`: not an answer.
+believed: against the place Open-Meteo geocoded in this call when there is one (within 50 km;
+its label and note are kept), else against the gazetteer's cities of the asked name, read
+as Open-Meteo's matches are: the city within 50 km of `nearest_area` answers (its own name, or
+an alternate one with a note), a region asked that fits it or no city of the name. A mismatch
+is `PlaceMismatch`: not an answer.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,13 +43,22 @@ from errors import BadSetting, BadUpstreamData, NotFound, OwnFault, UpstreamStat
 from resilience import AttemptInfo
 from tools.http import check_http_url, get_capped, get_json, json_answer
 from tools.weather.places import (
+    NEAR_KM,
+    Match,
+    choose,
     cities_named,
     country_code_of,
+    describe,
     distance_km,
-    fold,
-    hint_fits,
+    fits,
+    is_fragment,
+    name_key,
+    names_a_region,
+    near,
+    spellings,
     split_query,
 )
+from tools.weather.places import shown as label
 
 __all__ = [
     "DEFAULT_FORECAST_URL",
@@ -54,6 +66,7 @@ __all__ = [
     "DEFAULT_WTTR_URL",
     "FULL_VARIABLES",
     "GEOCODING_COUNT",
+    "GEOCODING_WIDE",
     "LIGHT_VARIABLES",
     "OPEN_METEO",
     "WTTR",
@@ -78,7 +91,6 @@ __all__ = [
     "parse_current",
     "parse_place",
     "path_segment",
-    "preferred",
     "split_query",
 ]
 
@@ -232,18 +244,6 @@ def _number(value: float) -> str:
     return f"{round(value, 1):g}"
 
 
-# Names and descriptions from a source reach the model: words and light punctuation only.
-_LABEL = re.compile(r"[\w ,.'’()-]{1,60}")
-
-
-def label(value: object) -> str | None:
-    """Upstream text fit to show (a place name, "Partly cloudy"), or None."""
-    if not isinstance(value, str):
-        return None
-    text = " ".join(value.split())
-    return text if _LABEL.fullmatch(text) else None
-
-
 def celsius(value: object, source: str) -> float:
     """A temperature reading, or `BadUpstreamData`: null, text, NaN or absurd is not one."""
     number = as_number(value)
@@ -275,6 +275,7 @@ OPEN_METEO = "open-meteo"
 FULL_VARIABLES = "temperature_2m,relative_humidity_2m,weather_code,wind_speed_10m"
 LIGHT_VARIABLES = "temperature_2m,weather_code"  # after a timeout: ask for less
 GEOCODING_COUNT = 5  # enough matches to choose "Paris, United States" over Paris, France
+GEOCODING_WIDE = 20  # when the region asked fits none of those: "Springfield, Oregon"
 _ADMIN_FIELDS = ("admin1", "admin2", "admin3", "admin4")
 _REFUSED_OURS = frozenset({400, 422})  # the request we built was refused: a developer's problem
 
@@ -317,15 +318,29 @@ class OpenMeteo:
         return await self._current(self.place, light=attempt.after_timeout)
 
     async def _geocode(self) -> Place:
+        """The place asked: the name as written, then with its short forms written out
+        ("Ft. Worth", then "Fort Worth") until some match has the very name; a region
+        asked that fits none of the first few matches is looked for among more."""
         name, hints = split_query(self._city)
+        found: list[Match] = []
+        for spelling in spellings(name):
+            matches = await self._search(spelling, GEOCODING_COUNT)
+            if matches and _names_a_region(hints) and not _fitting(matches, hints):
+                matches = await self._search(spelling, GEOCODING_WIDE) or matches
+            if any(name_key(match.name) == name_key(name) for match in matches):
+                found = matches
+                break
+            found = found or matches
+        return read_place(found, self._city, hints)
+
+    async def _search(self, name: str, count: int) -> list[Match]:
         params: dict[str, str | int | float] = {
             "name": name,
-            "count": GEOCODING_COUNT,
+            "count": count,
             "language": "en",
             "format": "json",
         }
-        body = await self._get(self._endpoints.geocoding_url, params)
-        return parse_place(body, self._city, hints)
+        return matches_of(await self._get(self._endpoints.geocoding_url, params))
 
     async def _current(self, place: Place, *, light: bool) -> Report:
         params: dict[str, str | int | float] = {
@@ -350,100 +365,77 @@ class OpenMeteo:
 
 
 def parse_place(body: Any, city: str, hints: Sequence[str] = ()) -> Place:
-    """The match that fits `hints` best; no `results` at all means no such place."""
+    """The place one geocoding answer gives for `city` (its name before any comma) and the
+    folded `hints`; no `results` at all, or none that may be read as the name, is no such
+    place."""
+    return read_place(matches_of(body), city, hints)
+
+
+def matches_of(body: Any) -> list[Match]:
+    """A geocoding answer's matches that have a name and usable coordinates; none for no
+    `results`."""
     if not isinstance(body, dict):
         raise BadUpstreamData(f"{OPEN_METEO} geocoding sent {type(body).__name__}, not an object")
     results = body.get("results")
     if results is None or results == []:
-        raise NotFound(city, what="place", source=OPEN_METEO)
+        return []
     if not isinstance(results, list) or not all(isinstance(match, dict) for match in results):
         raise BadUpstreamData(
             f"{OPEN_METEO} geocoding results are not a list of places", source=OPEN_METEO
         )
-    match = preferred(results, hints)
-    fitted = not hints or _score(match, hints) > 0
-    return _place(match, results, city, hints, fitted=fitted)
-
-
-def preferred(matches: Sequence[dict[str, Any]], hints: Sequence[str]) -> dict[str, Any]:
-    """The match most hints fit (a country or a region, by any of its names or codes), the
-    earliest among equals; with no hints or no fit, the first."""
-    scores = [_score(match, hints) for match in matches]
-    best = max(range(len(matches)), key=lambda i: (scores[i], -i))
-    return matches[best] if scores[best] > 0 else matches[0]
-
-
-def _score(match: dict[str, Any], hints: Sequence[str]) -> int:
-    return sum(1 for hint in hints if _fits(match, hint))
-
-
-def _fits(match: dict[str, Any], hint: str) -> bool:
-    country = match.get("country_code")
-    code = country if isinstance(country, str) else ""
-    if hint_fits(hint, code, _admins(match)):
-        return True
-    name = match.get("country")  # in the answer's own language ("États Unis")
-    return isinstance(name, str) and fold(name) == fold(hint)
-
-
-def _admins(match: dict[str, Any]) -> list[str]:
-    return [value for key in _ADMIN_FIELDS if isinstance(value := match.get(key), str)]
-
-
-def _place(
-    match: dict[str, Any],
-    matches: Sequence[dict[str, Any]],
-    city: str,
-    hints: Sequence[str],
-    *,
-    fitted: bool,
-) -> Place:
-    latitude, longitude = as_number(match.get("latitude")), as_number(match.get("longitude"))
-    if latitude is None or longitude is None or abs(latitude) > 90 or abs(longitude) > 180:
+    matches = [match for result in results if (match := _match(result)) is not None]
+    if not matches:
         raise BadUpstreamData(
-            f"{OPEN_METEO} geocoding match has no usable coordinates", source=OPEN_METEO
+            f"{OPEN_METEO} geocoding matches have no usable name or coordinates",
+            source=OPEN_METEO,
         )
-    code = match.get("country_code")
-    place_label = _label(match, matches, hints, city)
-    note = None if fitted else _no_fit_note(city, place_label)
-    return Place(place_label, latitude, longitude, code if isinstance(code, str) else "", note)
+    return matches
 
 
-def _label(
-    match: dict[str, Any], matches: Sequence[dict[str, Any]], hints: Sequence[str], city: str
-) -> str:
-    """ "Paris, France"; with the region when the question named it or when another match
-    shares the name and country ("Paris, Texas, United States")."""
-    name = label(match.get("name")) or split_query(city)[0]
-    region = label(match.get("admin1"))
-    country = label(match.get("country"))
-    parts = [name]
-    if region and region != name and (_region_asked(match, hints) or _shared(match, matches)):
-        parts.append(region)
-    if country:
-        parts.append(country)
-    return ", ".join(parts)
+def read_place(matches: Sequence[Match], city: str, hints: Sequence[str]) -> Place:
+    """The match that answers `city`, with its label and note (`tools.weather.places`)."""
+    name = split_query(city)[0]
+    chosen = choose(name, hints, matches)
+    if chosen is None:
+        raise NotFound(city, what="place", source=OPEN_METEO)
+    reading = describe(city, name, hints, chosen, matches)
+    return Place(
+        reading.label, chosen.latitude, chosen.longitude, chosen.country_code, reading.note
+    )
 
 
-def _region_asked(match: dict[str, Any], hints: Sequence[str]) -> bool:
-    """Whether a hint named the match's region (not merely its country)."""
-    country = match.get("country_code")
-    code = country if isinstance(country, str) else ""
-    regions = _admins(match)
-    return any(hint_fits(h, code, regions) and not hint_fits(h, code) for h in hints)
+def _names_a_region(hints: Sequence[str]) -> bool:
+    """Whether some hint names a country or region anywhere (worth a wider search)."""
+    return any(names_a_region(hint) for hint in hints)
 
 
-def _shared(match: dict[str, Any], matches: Sequence[dict[str, Any]]) -> bool:
-    key = (match.get("name"), match.get("country_code"))
-    return sum(1 for other in matches if (other.get("name"), other.get("country_code")) == key) > 1
+def _fitting(matches: Sequence[Match], hints: Sequence[str]) -> bool:
+    return any(fits(match, hints) for match in matches)
 
 
-def _no_fit_note(city: str, place_label: str) -> str:
-    """Says which place the answer is for when the question's region fitted none."""
-    name, _, rest = city.partition(",")
-    asked = label(" ".join(rest.split()).strip(" ,")) or "the region given"
-    where = label(" ".join(name.split())) or "that name"
-    return f"No {where} was found in {asked}; this is the weather for {place_label}."
+def _match(result: dict[str, Any]) -> Match | None:
+    """One geocoding result as a match, or None without usable coordinates."""
+    latitude, longitude = as_number(result.get("latitude")), as_number(result.get("longitude"))
+    if latitude is None or longitude is None or abs(latitude) > 90 or abs(longitude) > 180:
+        return None
+    name = label(result.get("name"))
+    if name is None:  # nothing fit to show: not a place this answer can name
+        return None
+    code = result.get("country_code")
+    population = result.get("population")
+    feature = result.get("feature_code")
+    regions = (label(result.get(key)) for key in _ADMIN_FIELDS)
+    return Match(
+        name=name,
+        country=label(result.get("country")) or "",
+        country_code=code if isinstance(code, str) else "",
+        region=label(result.get("admin1")) or "",
+        regions=tuple(region for region in regions if region),
+        latitude=latitude,
+        longitude=longitude,
+        population=population if isinstance(population, int) and population > 0 else None,
+        town=not isinstance(feature, str) or feature.startswith("PPL"),
+    )
 
 
 def parse_current(body: Any, city: str, *, note: str | None = None) -> Report:
@@ -480,7 +472,6 @@ def _temperature(value: object, units: object) -> float:
 
 WTTR = "wttr.in"
 _UNKNOWN_LOCATION = b"location not found"
-NEAR_KM = 50.0  # wttr.in's nearest_area is often a district or a town next door
 
 
 class PlaceMismatch(NotFound):
@@ -530,8 +521,9 @@ class Wttr:
             raise NotFound(self._city, what="place", source=WTTR)
         answer = json_answer(response, body, WTTR)
         report = parse_j1(answer, self._city)
-        city = checked_label(area_of(answer), self._city, self._known())
-        return Report(city, report.temperature_c, report.condition, WTTR, report.humidity_pct)
+        city, note = checked_label(area_of(answer), self._city, self._known())
+        humidity_pct = report.humidity_pct
+        return Report(city, report.temperature_c, report.condition, WTTR, humidity_pct, note)
 
 
 def is_unknown_location(response: httpx.Response, body: bytes) -> bool:
@@ -587,58 +579,64 @@ def _value(field: object) -> str:
     return (label(first.get("value")) or "") if isinstance(first, dict) else ""
 
 
-def checked_label(area: Area | None, city: str, known: Place | None) -> str:
-    """The label for wttr.in's answer once its place is checked; `PlaceMismatch` if it is
-    not the place asked for (or says nowhere at all)."""
+def checked_label(area: Area | None, city: str, known: Place | None) -> tuple[str, str | None]:
+    """The label and note for wttr.in's answer once its place is checked; `PlaceMismatch`
+    if it is not the place asked for (or says nowhere at all). Checked against the place
+    Open-Meteo found in this call when there is one; else read as Open-Meteo's matches are
+    (`tools.weather.places.describe`), the gazetteer's cities of the name standing for them."""
     if area is None or not area.name:
         raise PlaceMismatch(city, "an unnamed place")
-    if known is not None:
-        if not _is_known(area, known, split_query(city)[0]):
-            raise PlaceMismatch(city, area.describe())
-        return known.name
     name, hints = split_query(city)
-    code = country_code_of(area.country)
-    if not _fits_hints(area, code, hints) or not _same_place(area, name):
+    if known is not None:
+        if not _is_known(area, known, name):
+            raise PlaceMismatch(city, area.describe())
+        return known.name, known.note
+    towns = [Match.of_city(town) for town in cities_named(name)]
+    here = _located(area, name, towns)
+    if here is None or (is_fragment(name) and name_key(here.name) != name_key(name)):
         raise PlaceMismatch(city, area.describe())
-    regions = [area.region]
-    asked_region = code is not None and any(
-        hint_fits(h, code, regions) and not hint_fits(h, code) for h in hints
-    )
-    parts = [name, area.region if asked_region else "", area.country]
-    return ", ".join(part for part in parts if part)
+    if hints and not fits(here, hints):
+        if not here.country_code:  # a country that cannot be read contradicts nothing
+            return ", ".join(part for part in (area.name, area.country) if part), None
+        if any(fits(town, hints) for town in towns):  # the one asked for is elsewhere
+            raise PlaceMismatch(city, area.describe())
+    matches = towns if here in towns else [here, *towns]
+    reading = describe(city, name, hints, here, matches)
+    return reading.label, reading.note
 
 
-def _near(area: Area, point: tuple[float, float]) -> bool:
+def _located(area: Area, name: str, towns: Sequence[Match]) -> Match | None:
+    """The place wttr.in answered for, as a match: the town of the name it lies within
+    50 km of (its `areaName` is often a district or the town next door); without
+    coordinates, the biggest town of the very name in its country; else the area itself
+    when it has the very name (wttr.in's own names, and a test server's, may be anything);
+    else None."""
+    same_name = name_key(area.name) == name_key(name)
+    code = country_code_of(area.country) or ""
     if area.latitude is None or area.longitude is None:
-        return False
-    return distance_km((area.latitude, area.longitude), point) <= NEAR_KM
+        if same_name:
+            alike = (town for town in towns if town.country_code == code)
+            return next(alike, None) or _area_match(area, code, 0.0, 0.0)
+        return None
+    point = _area_match(area, code, area.latitude, area.longitude)
+    nearby = next((town for town in towns if near(town, point)), None)
+    return nearby or (point if same_name else None)
+
+
+def _area_match(area: Area, code: str, latitude: float, longitude: float) -> Match:
+    regions = (area.region,) if area.region else ()
+    return Match(area.name, area.country, code, area.region, regions, latitude, longitude)
 
 
 def _is_known(area: Area, known: Place, name: str) -> bool:
     """The area is where Open-Meteo placed the city: within 50 km of it or, when the answer
     gives no coordinates, the same name in the same country."""
     if area.latitude is not None and area.longitude is not None:
-        return _near(area, (known.latitude, known.longitude))
+        point = (area.latitude, area.longitude)
+        return distance_km(point, (known.latitude, known.longitude)) <= NEAR_KM
     code = country_code_of(area.country)
     same_country = code is None or not known.country_code or code == known.country_code
-    return same_country and fold(area.name) == fold(name)
-
-
-def _fits_hints(area: Area, code: str | None, hints: tuple[str, ...]) -> bool:
-    """Some hint names the area's country or region. A country that cannot be read
-    contradicts nothing: wttr.in's own names, and a test server's, may be anything."""
-    if not hints or code is None:
-        return True
-    return any(hint_fits(hint, code, [area.region]) for hint in hints)
-
-
-def _same_place(area: Area, name: str) -> bool:
-    """The area is the place asked for: the same name, or near a real city of that name."""
-    if fold(area.name) == fold(name):
-        return True
-    if area.latitude is None or area.longitude is None:
-        return False
-    return any(_near(area, (c.latitude, c.longitude)) for c in cities_named(name))
+    return same_country and name_key(area.name) == name_key(name)
 
 
 def _first(conditions: object) -> dict[str, Any]:

