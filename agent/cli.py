@@ -270,7 +270,7 @@ def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], i
     event (logged before the log file is closed) and one plain sentence, not a traceback."""
     log_file: IO[str] | None = None
     try:
-        from agent.log import configure_logging
+        from agent.log import configure_logging, open_log
         from agent.settings import Settings, register_configured_secrets
         from errors import BadSetting, register_secret
 
@@ -283,7 +283,8 @@ def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], i
             return EXIT_USAGE
         # The key, endpoint credentials and *_KEY/_TOKEN/... values: masked by value from here on.
         register_configured_secrets(settings, io.env, register_secret)
-        log_file = _open_log(settings.log_file, io)
+        if settings.log_file is not None:
+            log_file = open_log(settings.log_file, io.stderr)
         configure_logging(log_file=log_file, console=io.stderr, verbose=settings.verbose)
         return body(settings)
     except KeyboardInterrupt:
@@ -301,18 +302,6 @@ def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], i
         if log_file is not None:
             with contextlib.suppress(OSError, ValueError):  # a full disk must not end the command
                 log_file.close()
-
-
-def _open_log(path: str | None, io: Streams) -> IO[str] | None:
-    """The log file, appended to; created readable by its owner only: it records what was asked."""
-    if path is None:
-        return None
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        return os.fdopen(descriptor, "a", encoding="utf-8")
-    except OSError:
-        io.stderr.write("The log file in AGENT_LOG_FILE can't be opened; logging to it is off.\n")
-        return None
 
 
 def _world(settings: Settings) -> dict[str, Any]:

@@ -5,9 +5,13 @@ token or `key=` value is ever written. Context (turn, tool_use_id, attempt) come
 `structlog.contextvars`, bound per call by the loop. A failure's event carries
 `ErrorAction.log_fields()`: error_type, action, retryable and developer_note.
 
-Logging is best effort: a sink whose write fails (a full disk, `/dev/full`, a closed
-stream) is dropped with one notice on stderr and one `agent.log_sink_dropped` event to the
-sinks still working; the turn goes on. A log must never cost an answer.
+Logging is best effort: a sink whose write fails (a full disk, a closed stream) is dropped
+with one notice on stderr and one `agent.log_sink_dropped` event to the sinks still working;
+the turn goes on. A log must never cost an answer.
+
+The log file is opened by `open_log`, through `tools.files.open_private`: never through a
+symbolic link, never waiting on a FIFO, and only when it is a regular file of ours that no one
+else may write (created 0600). Any other file is left alone, with one notice on stderr.
 """
 
 from __future__ import annotations
@@ -15,25 +19,50 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 from collections.abc import Callable, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 import structlog
 
 from errors import redact
+from tools.files import NotPrivate, open_private
 
 if TYPE_CHECKING:
     from structlog.typing import EventDict, Processor, WrappedLogger
 
 __all__ = [
     "DROPPED_NOTICE",
+    "UNOPENED_NOTICE",
+    "UNUSABLE_NOTICE",
     "LogSinks",
     "configure_logging",
+    "open_log",
     "redact_event",
     "shared_processors",
 ]
 
 DROPPED_NOTICE = "The log file in AGENT_LOG_FILE can't be written; logging to it is off."
+UNOPENED_NOTICE = "The log file in AGENT_LOG_FILE can't be opened; logging to it is off."
+UNUSABLE_NOTICE = (
+    "The log file in AGENT_LOG_FILE is left alone because {why} "
+    "(it must be a regular file that only you can write); logging to it is off."
+)
+
+
+def open_log(path: str, notice: IO[str]) -> IO[str] | None:
+    """The log file at `path`, appended to; created readable by its owner only, since it
+    records what was asked. None, with one notice to `notice`, when it can't be opened or is
+    not a regular file of ours that no one else may write."""
+    try:
+        descriptor = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    except NotPrivate as refused:
+        _write_quietly(notice, UNUSABLE_NOTICE.format(why=refused.strerror) + "\n")
+        return None
+    except OSError:
+        _write_quietly(notice, UNOPENED_NOTICE + "\n")
+        return None
+    return os.fdopen(descriptor, "a", encoding="utf-8")
 
 
 def redact_event(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:
