@@ -2,9 +2,10 @@
 `conversations` (the saved ones: listed, or one deleted).
 
 Exit codes: 0 answered (a graceful "the service is down" answer counts), 1 no answer could be
-produced (one plain sentence on stderr, never a traceback), 2 usage errors; 130 on Ctrl-C and
-141 when the reader of stdout goes away (`agent explain-error < big | head -1`), as a shell
-reports a process ended by SIGINT or SIGPIPE, without a word on stderr.
+produced (one plain sentence on stderr, never a traceback), 2 usage errors; 130 on Ctrl-C, 143
+on SIGTERM, 129 on SIGHUP and 141 when the reader of stdout goes away (`agent explain-error <
+big | head -1`), as a shell reports a process ended by that signal, without a word on stderr.
+SIGTERM, SIGHUP and a closed stdout end a command as Ctrl-C does (`agent/signals.py`).
 
 Every command takes one path: settings from the environment (a bad one is a usage error),
 logging configured, then the command, with a guard that turns a bug into one logged event and
@@ -20,12 +21,14 @@ import contextlib
 import functools
 import itertools
 import os
+import signal
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from agent import DEFAULT_MODEL  # the package itself imports nothing
+from agent.signals import SIGPIPE, exit_code, silence, stopped_by, stopping_on_signals, write_out
 
 if TYPE_CHECKING:
     from agent.settings import Settings
@@ -191,7 +194,8 @@ def main(
     except SystemExit as exit_:  # --help, or a usage error argparse already explained
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     run: Callable[[argparse.Namespace, Streams], int] = args.run
-    return run(args, io)
+    with stopping_on_signals():  # SIGTERM and SIGHUP end the command as Ctrl-C does
+        return run(args, io)
 
 
 def _otel_mode(argv: list[str]) -> list[str]:
@@ -233,9 +237,12 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
                 history.close()
         if history is not None and history.notice:  # the turn could not be saved
             notice(history.notice)
-        stream = io.stdout if reply.answered else io.stderr
-        stream.write(for_terminal(reply.text) + "\n")  # the model's text must not drive a terminal
-        return EXIT_OK if reply.answered else EXIT_NO_ANSWER
+        text = for_terminal(reply.text) + "\n"  # the model's text must not drive a terminal
+        if not reply.answered:
+            io.stderr.write(text)
+            return EXIT_NO_ANSWER
+        write_out(io.stdout, text)  # all of it, or the reader left: 141
+        return EXIT_OK
 
     return _run_agent(args, io, answer)
 
@@ -400,6 +407,7 @@ def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], i
     """The path every command takes: settings, logging, then `body`. A bug becomes one logged
     event (logged before the log file is closed) and one plain sentence, not a traceback."""
     log_file: IO[str] | None = None
+    logging_on = False
     try:
         from agent.log import configure_logging, open_log
         from agent.settings import Settings, register_configured_secrets
@@ -417,12 +425,12 @@ def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], i
         if settings.log_file is not None:
             log_file = open_log(settings.log_file, io.stderr)
         configure_logging(log_file=log_file, console=io.stderr, verbose=settings.verbose)
+        logging_on = True
         return body(settings)
-    except KeyboardInterrupt:
-        io.stderr.write("\n")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # Ctrl-C, or what `stop` ends as Ctrl-C does
+        return _stopped(io, logging_on)
     except BrokenPipeError:  # the reader left (`| head`): not a failure, so nothing to say
-        _discard_output(io.stdout)
+        silence(io.stdout)
         return EXIT_BROKEN_PIPE
     except Exception as exc:
         with contextlib.suppress(Exception):  # even a broken install must not print a traceback
@@ -446,14 +454,21 @@ def _world(settings: Settings) -> dict[str, Any]:
     return {"backend": OfflineModel(), "transport": transport}
 
 
-def _discard_output(stream: IO[str]) -> None:
-    """Point `stream`'s descriptor at /dev/null, so that flushing it at exit stays quiet."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor: nothing to do
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, stream.fileno())
-        finally:
-            os.close(devnull)
+def _stopped(io: Streams, logging_on: bool) -> int:
+    """The exit code of a command ended by Ctrl-C, SIGTERM, SIGHUP or a reader that left; the
+    reason logged. A newline follows the ^C a terminal shows; a closed stdout says nothing."""
+    why = stopped_by()
+    if logging_on:
+        import structlog
+
+        with contextlib.suppress(Exception):  # the log must not change how the command ends
+            name = signal.Signals(why or signal.SIGINT).name
+            structlog.get_logger("agent").info("agent.stopped", signal=name)
+    if why is None:
+        io.stderr.write("\n")
+    elif why == SIGPIPE:
+        silence(io.stdout)
+    return exit_code()
 
 
 def _log_crash(exc: Exception) -> None:

@@ -1,4 +1,6 @@
 """`agent chat`: a conversation kept across turns, slash commands, Ctrl-C cancels the turn.
+SIGTERM, SIGHUP and a reader of stdout that leaves cancel it the same way and end the session
+(`agent/signals.py`): the agent is closed, its MCP servers with it.
 
 `Repl.handle` is the async core (one line in, output through a `Screen`); `run_repl` is the
 synchronous driver around it, one event loop for the whole session (`asyncio.Runner`), so a
@@ -19,6 +21,7 @@ from agent.console import Screen, trace_table
 from agent.conversation import Conversation
 from agent.history import History, Saved, turns_of
 from agent.loop import Answer
+from agent.signals import stopped_by, write_out
 from resilience import Event, Listener, recording_attempts
 
 if TYPE_CHECKING:
@@ -226,15 +229,23 @@ def _session(runner: asyncio.Runner, repl: Repl, read: Callable[[str], str]) -> 
         try:
             line = read(PROMPT)
         except EOFError:
+            if stopped_by() is not None:  # a stop whose KeyboardInterrupt `input` dropped
+                raise KeyboardInterrupt from None
             repl.screen.line()
             return
         except KeyboardInterrupt:
+            if stopped_by() is not None:  # SIGTERM, SIGHUP, or stdout gone: the session ends
+                raise
             repl.screen.line()
             continue
+        if stopped_by() is not None:
+            raise KeyboardInterrupt
         try:
             if not runner.run(repl.handle(line)):
                 return
         except KeyboardInterrupt:
+            if stopped_by() is not None:
+                raise
             repl.screen.line("(cancelled)", style="dim")
 
 
@@ -312,9 +323,10 @@ def _width(stdout: IO[str], env: Mapping[str, str]) -> Callable[[], int]:
 
 
 def _writer(stream: IO[str]) -> Callable[[str], None]:
+    """All of each piece, flushed; a reader that left stops the session (`write_out`)."""
+
     def write(text: str) -> None:
-        stream.write(text)
-        stream.flush()
+        write_out(stream, text)
 
     return write
 

