@@ -118,7 +118,15 @@ def test_trace_shows_every_attempt_of_the_last_turn() -> None:
 
 def test_trace_before_any_turn_says_there_is_nothing() -> None:
     """/trace with no turn yet says so."""
-    assert "Nothing to show" in chat(["/trace"])
+    assert "No turn yet" in chat(["/trace"])
+
+
+def test_trace_after_reset_says_there_is_no_turn_yet() -> None:
+    """/reset, then /trace: no turn yet in the new conversation, not "the last turn"."""
+    out = chat(["what is 2 + 2?", "/reset", "/trace"])
+    after = out[out.index("Started a new conversation.") :]
+    assert "No turn yet" in after
+    assert "last turn" not in after
 
 
 def test_the_status_line_reports_a_retry() -> None:
