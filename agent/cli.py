@@ -20,6 +20,7 @@ import functools
 import itertools
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
@@ -214,8 +215,6 @@ def _epilog(variables: Rows, exits: Rows) -> str:
 
 
 def _listing(title: str, rows: Rows) -> str:
-    import textwrap
-
     width = max(len(name) for name, _ in rows)
     lines = [f"{title}:"]
     for name, meaning in rows:

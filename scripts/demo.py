@@ -267,7 +267,11 @@ def show(out: Printer, number: int, outcome: Outcome) -> None:
     out.line("What the model was told:", "bold")
     for block in outcome.answer.tool_results or [{"content": "(no tool calls)"}]:
         flag = "is_error " if block.get("is_error") else ""
-        out.parts(_members(str(block["content"])), f"  {flag}")
+        told = str(block["content"])
+        if out.width is None:  # a pipe: the text exactly as the model read it
+            out.line(f"  {flag}{told}")
+        else:
+            out.parts(_members(told), f"  {flag}")
     logged = [e for e in outcome.events if e["event"] not in _QUIET_EVENTS]
     if not logged:
         out.line("What the developer log recorded: nothing (no failures)", "bold")

@@ -224,11 +224,13 @@ def test_the_summary_is_a_table_at_80_columns(demo: ModuleType) -> None:
 
 
 def test_piped_each_line_is_whole_and_plain(demo: ModuleType) -> None:
-    """Off a terminal: no line wrapped (each JSON result on one line), no trailing spaces."""
+    """Off a terminal: each JSON result exactly as the model read it, no trailing spaces."""
+    import asyncio
+
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "several"]
+    told = asyncio.run(demo.run_scenario(scenario, Settings())).answer.tool_results
     shown = _everything(demo, demo.Printer(io.StringIO()))
-    results = [line.strip() for line in shown.splitlines() if line.startswith("  {")]
-    assert results
-    assert all(isinstance(json.loads(result), dict) for result in results)
+    assert all(f"\n  {result['content']}\n" in shown for result in told)
     assert [line for line in shown.splitlines() if line != line.rstrip()] == []
     assert "\x1b" not in shown
 
