@@ -386,3 +386,14 @@ def test_a_refused_request_is_never_retried_and_exits_1(recording: str, sentence
     assert (code, out, requests) == (EXIT_NO_ANSWER, "", 1)
     assert sentence in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_ask_exits_1_when_the_model_stays_down() -> None:
+    """Two recorded 500s through `agent ask`: retried once, exit 1, one sentence on stderr."""
+    recordings = replaying(*["error_500_api_error_body_claude_code_issue28639"] * 2)
+    with HostileServer(messages=recordings) as server, capture_logs():
+        code, out, err = run_cli(["ask", "Hello?"], env=server.env())
+        requests = len(server.model_requests())
+    assert (code, out, requests) == (EXIT_NO_ANSWER, "", 2)
+    [sentence] = err.strip().splitlines()
+    assert_error_sentence(sentence)
