@@ -37,6 +37,7 @@ from agent.models import (
     Block,
     ModelRequest,
     OtherBlock,
+    Paragraphs,
     PromptTooLong,
     Reply,
     Text,
@@ -287,8 +288,13 @@ class ClaudeModel:
 
 
 async def _streamed(stream: AsyncMessageStream, on_text: TextSink) -> object:
-    async for text in stream.text_stream:
-        on_text(text)
+    """The whole message; its text to `on_text` as it streams, laid out as `Reply.text` is."""
+    paragraphs = Paragraphs(on_text)
+    async for event in stream:
+        if event.type == "content_block_start":
+            paragraphs.block(event.content_block.type)
+        elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+            paragraphs.text(event.delta.text)
     try:
         return await stream.get_final_message()
     except AssertionError as exc:  # the SDK asserts it saw a message_start: not SSE at all
@@ -357,16 +363,25 @@ def to_reply(message: Message) -> Reply:
         content=tuple(_block(block) for block in message.content),
         stop_reason=message.stop_reason,
         model=message.model,
-        usage=Usage(message.usage.input_tokens, message.usage.output_tokens),
+        usage=Usage(_input_tokens(message), message.usage.output_tokens),
         refusal=details.explanation if details else None,
         id=message.id,
     )
 
 
+def _input_tokens(message: Message) -> int:
+    """The request's size: `input_tokens` counts only what no cache read or wrote."""
+    usage = message.usage
+    cached = (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
+    return usage.input_tokens + cached
+
+
 def _block(block: ContentBlock) -> Block:
-    """One content block: text and tool calls read, anything else kept as it came."""
+    """One content block: text and tool calls read, every block kept as it came (every field
+    it was sent with, known to this SDK or not), to go back in the next request."""
+    raw = block.to_dict(warnings=False)  # a shape this SDK did not expect goes back too
     if block.type == "text":
-        return Text(block.text)
+        return Text(block.text, raw=raw)
     if block.type == "tool_use":
-        return ToolCall(block.id, block.name, dict(block.input))
-    return OtherBlock(str(block.type), block.to_dict())
+        return ToolCall(block.id, block.name, dict(block.input), raw=raw)
+    return OtherBlock(str(block.type), raw)

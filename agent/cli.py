@@ -23,6 +23,7 @@ import itertools
 import os
 import signal
 import sys
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
@@ -74,11 +75,6 @@ def build_parser() -> argparse.ArgumentParser:
     # The shared options default to nothing (their defaults are given in `main`), so that a
     # subcommand does not overwrite what was given before it (`agent --offline ask …`).
     common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
-    common.add_argument(
-        "--offline",
-        action="store_true",
-        help="use the scripted model and simulated services, even with ANTHROPIC_API_KEY",
-    )
     common.add_argument("--verbose", action="store_true", help="log events to stderr")
     common.add_argument(
         "--model",
@@ -86,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"Claude model id (default: AGENT_MODEL if set, else {DEFAULT_MODEL})",
     )
     talk = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    talk.add_argument(
+        "--offline",
+        action="store_true",
+        help="use the scripted model and simulated services, even with ANTHROPIC_API_KEY",
+    )
     talk.add_argument(
         "--mcp",
         action="append",
@@ -104,19 +105,29 @@ def build_parser() -> argparse.ArgumentParser:
         const="otlp",
         choices=_OTEL_MODES,
         help="OpenTelemetry spans: 'console' prints each turn's span tree on stderr, 'otlp' "
-        "(the default) sends them to OTEL_EXPORTER_OTLP_ENDPOINT; set, that variable alone "
-        "turns tracing on",
+        "sends them to OTEL_EXPORTER_OTLP_ENDPOINT (--otel alone means otlp); without this "
+        "option tracing is off, unless OTEL_EXPORTER_OTLP_ENDPOINT is set",
     )
 
+    raw = argparse.RawDescriptionHelpFormatter  # the epilogs' tables keep their lines
     parser = argparse.ArgumentParser(
         prog="agent",
-        description="A Claude tool-use agent whose tools fail gracefully.",
+        description="A Claude tool-use agent whose tools fail gracefully. Without a "
+        "command,\nit chats.",
+        epilog=_epilog(_TALK_VARIABLES, _CHAT_EXITS),
+        formatter_class=raw,
         parents=[common, talk],
     )
     parser.set_defaults(run=_run_chat, parser=parser)
     commands = parser.add_subparsers(title="commands")
     chat = commands.add_parser(
-        "chat", parents=[common, talk], help="talk to the agent (the default)"
+        "chat",
+        parents=[common, talk],
+        help="talk to the agent (the default)",
+        description="Talk to the agent: a conversation kept across questions, /help for the "
+        "commands\n(/tools, /reset, /trace, /quit); Ctrl-C cancels a turn, Ctrl-D leaves.",
+        epilog=_epilog(_TALK_VARIABLES, _CHAT_EXITS),
+        formatter_class=raw,
     )
     chat.add_argument(
         "--resume",
@@ -128,7 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chat.set_defaults(run=_run_chat, parser=chat)
     ask = commands.add_parser(
-        "ask", parents=[common, talk], help="ask one question; the answer goes to stdout"
+        "ask",
+        parents=[common, talk],
+        help="ask one question; the answer goes to stdout",
+        description="Ask one question: the answer on stdout; when there is none, one plain\n"
+        "sentence on stderr.",
+        epilog=_epilog(_TALK_VARIABLES, _ASK_EXITS),
+        formatter_class=raw,
     )
     ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
     ask.add_argument(
@@ -150,8 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
         "explain-error",
         parents=[common],
         help="turn errors (JSON lines on stdin) into error-to-action JSON lines",
-        description="Reads {error, operation, user_context, retry_count} JSON lines on stdin "
-        "and writes one error-to-action object per line on stdout.",
+        description="Reads {error, operation, user_context, retry_count} JSON lines on "
+        "stdin and\nwrites one error-to-action object per line on stdout.",
+        epilog=_epilog(_EXPLAIN_VARIABLES, _EXPLAIN_EXITS),
+        formatter_class=raw,
     )
     explain.add_argument(
         "--llm",
@@ -168,6 +187,67 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explain.set_defaults(run=_run_explain, parser=explain)
     return parser
+
+
+# What `--help` lists after the options (docs/contracts.md holds the whole contract).
+Rows = tuple[tuple[str, str], ...]
+_TALK_VARIABLES: Rows = (
+    ("ANTHROPIC_API_KEY", "set: Claude answers; unset: the offline scripted model and services"),
+    ("ANTHROPIC_BASE_URL", "the Messages API's address, an http(s) URL (default: the SDK's)"),
+    ("AGENT_MODEL", f"the model id (default: {DEFAULT_MODEL})"),
+    ("AGENT_FALLBACK_MODEL", "a second model, for when the first stays overloaded (default: none)"),
+    ("AGENT_OFFLINE", "1, true, yes or on: offline even with a key"),
+    ("AGENT_MODEL_TIMEOUT", "seconds one model attempt may take in all (default: 120)"),
+    ("AGENT_TURN_TIMEOUT", "seconds one question may take in all (default: 300)"),
+    ("AGENT_LOG_FILE", "a JSON-lines log of every event, created 0600 (default: none)"),
+    ("OPEN_METEO_GEOCODING_URL", "Open-Meteo's geocoding endpoint"),
+    ("OPEN_METEO_FORECAST_URL", "Open-Meteo's forecast endpoint"),
+    ("WTTR_URL", "wttr.in's address; the tool asks {WTTR_URL}/{city}?format=j1"),
+    ("AGENT_CACHE_DIR", "where the offline gazetteer's index is built once"),
+    ("OTEL_EXPORTER_OTLP_ENDPOINT", "set: tracing on, spans sent there over OTLP/HTTP"),
+    ("AGENT_OTEL_CONTENT", "1: spans also carry the question, the answer and tool data"),
+)
+_EXPLAIN_VARIABLES: Rows = (
+    ("ANTHROPIC_API_KEY", "the key --llm asks Claude with; unset: the rules answer"),
+    ("ANTHROPIC_BASE_URL", "the Messages API's address, an http(s) URL (default: the SDK's)"),
+    ("AGENT_MODEL", f"the model --llm asks (default: {DEFAULT_MODEL})"),
+    ("AGENT_OFFLINE", "1, true, yes or on: the rules answer, even with --llm"),
+    ("AGENT_LOG_FILE", "a JSON-lines log of every event, created 0600 (default: none)"),
+)
+_BROKEN_PIPE = ("141", "the reader of stdout went away (`| head`)")
+_USAGE = ("2", "usage error: an option or an environment variable that can't be used")
+_CHAT_EXITS: Rows = (
+    ("0", "the session ended (/quit or Ctrl-D)"),
+    _USAGE,
+    ("130", "Ctrl-C before the prompt (at the prompt it only cancels a turn)"),
+)
+_ASK_EXITS: Rows = (
+    ("0", 'answered (an honest "the service is down" answer counts)'),
+    ("1", "no answer could be produced: one plain sentence on stderr"),
+    _USAGE,
+    ("130", "interrupted (Ctrl-C)"),
+    _BROKEN_PIPE,
+)
+_EXPLAIN_EXITS: Rows = (
+    ("0", "every line was handled"),
+    ("1", "some line was not: stderr names it, the others are still answered"),
+    _USAGE,
+    _BROKEN_PIPE,
+)
+
+
+def _epilog(variables: Rows, exits: Rows) -> str:
+    """The environment variables and exit statuses, as two aligned lists."""
+    return f"{_listing('environment', variables)}\n\n{_listing('exit status', exits)}"
+
+
+def _listing(title: str, rows: Rows) -> str:
+    width = max(len(name) for name, _ in rows)
+    lines = [f"{title}:"]
+    for name, meaning in rows:
+        lead = f"  {name:<{width}}  "
+        lines += textwrap.wrap(meaning, 79, initial_indent=lead, subsequent_indent=" " * len(lead))
+    return "\n".join(lines)
 
 
 def main(

@@ -289,14 +289,14 @@ _RIGHT = frozenset({"#", "took", "wait"})
 def trace_table(attempts: Iterable[Event], width: int, title: str = "Last turn") -> list[str]:
     """A turn's timeline, laid out to `width`: every attempt with what it was for (the city),
     its source, how long it took, its outcome and action, and the wait slept before the next
-    attempt."""
+    attempt. A source skipped (its breaker open) made no attempt: no number, no time."""
     rows = [
         (
             a.caller,
             a.subject,
             a.source,
-            str(a.number),
-            readable_duration(a.duration_s),
+            str(a.number) if a.number else "",
+            readable_duration(a.duration_s) if a.number else "",
             a.outcome,
             a.action or "",
             wait_words(a.wait_s),

@@ -15,7 +15,7 @@ The history is kept within a token budget at turn boundaries (`keep_within`, bef
 question): the oldest whole turns are dropped, a turn being everything from one question to
 the next, so a `tool_use` and its `tool_result` are never split. Tokens are estimated
 cheaply, a token per four characters of the messages' JSON, or the API's own count of the
-last request (`note_usage`) when that is larger.
+last request (`note_usage`; cache reads and writes included) when that is larger.
 
 **The boundary into the model** is `to_model`: the person's text and every tool result —
 built-in, MCP, `@tool` — cross it before they join the history: secrets masked (by value and

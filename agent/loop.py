@@ -1,7 +1,8 @@
 """The tool_use loop: one turn of question → model ⇄ tools → answer, within bounds.
 
 Stop reasons: `tool_use` runs every tool call and asks again; `pause_turn` sends the turn back
-as it is, running any tool calls in it first (every `tool_use` gets its `tool_result`);
+as it is, running any tool calls in it first (every `tool_use` gets its `tool_result`), and
+its text is the start of the answer the turn's last reply finishes;
 `max_tokens` says the answer was cut short; `refusal` passes the refusal on;
 `model_context_window_exceeded`, like a 400 "prompt is too long", drops earlier turns and asks
 again, or says so. Past `max_rounds`, or once the model keeps repeating a failing call, the
@@ -27,9 +28,11 @@ import structlog
 from agent import AGENT_NAME, records
 from agent.conversation import Conversation, TurnScope
 from agent.models import (
+    PARAGRAPH,
     ModelCaller,
     ModelRequest,
     ModelUnavailable,
+    Paragraphs,
     PromptTooLong,
     Reply,
     TextSink,
@@ -150,6 +153,7 @@ class Turn:
         self._calls = 0
         self._tokens_in = self._tokens_out = 0  # the turn's, for its span
         self._trimmed = False  # earlier turns were dropped, by the budget or after a refusal
+        self._paused_text: list[str] = []  # what paused replies said: the answer's start
 
     async def run(self, question: str) -> Answer:
         """Answer `question`; never raises for a failure (cancellation still propagates)."""
@@ -261,7 +265,7 @@ class Turn:
             system=self._system,
             max_tokens=self._limits.max_tokens,
             tool_choice=tool_choice,
-            on_text=self._on_text,
+            on_text=self._text_sink(),
         )
         reply = await self._caller.create(request, self._timeline, deadline=self._deadline)
         self._tokens_in += reply.usage.input_tokens
@@ -269,11 +273,21 @@ class Turn:
         self._conversation.note_usage(reply.usage.input_tokens, overhead_chars=self._overhead_chars)
         return reply
 
+    def _text_sink(self) -> TextSink | None:
+        """Where the call's text streams: after a paused reply that said something, its
+        first words start a paragraph of their own, as in the answer."""
+        if self._on_text is None or not self._paused_text:
+            return self._on_text
+        return Paragraphs(self._on_text, after_text=True).text
+
     async def _paused(self, reply: Reply) -> Answer | None:
-        """Send the paused turn back as it is; tool calls in it are run and answered first."""
+        """Send the paused turn back as it is; tool calls in it are run and answered first.
+        What it said begins the answer (each reply a paragraph of its own)."""
         if reply.tool_calls:
             return await self._run_tools(reply)
         self._conversation.add_reply(reply)
+        if reply.text:
+            self._paused_text.append(reply.text)
         return None
 
     async def _run_tools(self, reply: Reply) -> Answer | None:
@@ -307,7 +321,8 @@ class Turn:
         return self._finish(reply)
 
     def _finish(self, reply: Reply, note: str = "", *, replace: bool = False) -> Answer:
-        text = note if replace else _joined(reply.text, note)
+        said = PARAGRAPH.join([*self._paused_text, *([reply.text] if reply.text else [])])
+        text = note if replace else _joined(said, note)
         if not text:
             return self._unanswered(reply)
         self._keep(reply, note)

@@ -2,8 +2,10 @@
 
 The seam: a `ModelBackend` is Claude over HTTP (`agent/claude.py`), the offline scripted
 model, or a fault-injecting wrapper; it answers with the agent's own light `Reply` types, so
-offline mode never imports the anthropic SDK. Blocks the loop does not read (thinking, server
-tools) are kept as the API sent them and go back unchanged (`to_param`).
+offline mode never imports the anthropic SDK. Every block is kept as the API sent it and goes
+back unchanged in the next request (`to_param`): text with its citations, tool calls,
+thinking with its signature, server tools' blocks, and any field this SDK version does not
+know. What a person is shown of several text blocks is `shown_text`.
 
 The call: `ModelCaller` makes each model a source of the resilience engine, so its failures
 are classified by error-to-action and retried within `MODEL_POLICY` (more patient than a
@@ -26,7 +28,7 @@ import contextlib
 import dataclasses
 import importlib
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KEY_PROBLEMS",
     "MODEL_POLICY",
+    "PARAGRAPH",
     "Block",
     "DeferredModels",
     "ModelBackend",
@@ -64,6 +67,7 @@ __all__ = [
     "ModelRequest",
     "ModelUnavailable",
     "OtherBlock",
+    "Paragraphs",
     "PromptTooLong",
     "Reply",
     "Text",
@@ -72,6 +76,7 @@ __all__ = [
     "Usage",
     "model_policy",
     "provider",
+    "shown_text",
 ]
 
 
@@ -80,28 +85,32 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Text:
-    """Text the model said."""
+    """Text the model said; `raw`, the block as the API sent it (its `citations`, any field
+    this version does not know), goes back with it."""
 
     text: str
     type: Literal["text"] = "text"
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_param(self) -> TextBlockParam:
-        """The block as the Messages API takes it back."""
-        return {"type": "text", "text": self.text}
+        """The block as the Messages API takes it back: as it came, every field kept."""
+        return cast("TextBlockParam", {**self.raw, "type": "text", "text": self.text})
 
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A `tool_use` block: the model asks for `name` with `input`."""
+    """A `tool_use` block: the model asks for `name` with `input` (`raw`: as for `Text`)."""
 
     id: str
     name: str
     input: Mapping[str, Any]
     type: Literal["tool_use"] = "tool_use"
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_param(self) -> ToolUseBlockParam:
-        """The block as the Messages API takes it back."""
-        return {"type": "tool_use", "id": self.id, "name": self.name, "input": dict(self.input)}
+        """The block as the Messages API takes it back: as it came, every field kept."""
+        fields = {"type": "tool_use", "id": self.id, "name": self.name, "input": dict(self.input)}
+        return cast("ToolUseBlockParam", {**self.raw, **fields})
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,13 +158,60 @@ class Reply:
 
     @property
     def text(self) -> str:
-        """All the text blocks, joined and stripped."""
-        return "".join(b.text for b in self.content if isinstance(b, Text)).strip()
+        """The text a person is shown (`shown_text`), stripped."""
+        return shown_text(self.content)
 
 
 # --- the seam: one request in, one reply out ----------------------------------------------------
 
 TextSink = Callable[[str], None]
+
+
+# Between runs of text that other blocks (a web search, a tool call, thinking) separate.
+PARAGRAPH = "\n\n"
+
+
+def shown_text(blocks: Iterable[Block]) -> str:
+    """The text of `blocks` as a person reads it: text blocks in a row joined as they are
+    (the API splits a sentence where a citation starts), runs of text that other blocks
+    separate set apart by `PARAGRAPH`, as pydantic-ai's `ModelResponse.text` does. (The SDK's
+    `get_final_text` joins them with nothing: "…a few searches:Now let me look…".)"""
+    runs: list[str] = []
+    after_text = False
+    for block in blocks:
+        if isinstance(block, Text):
+            if after_text:
+                runs[-1] += block.text
+            else:
+                runs.append(block.text)
+        after_text = isinstance(block, Text)
+    return PARAGRAPH.join(run.strip() for run in runs if run.strip())
+
+
+class Paragraphs:
+    """Streamed text to `sink`, laid out as `shown_text` lays it out: told where each content
+    block starts (`block`), it sends `PARAGRAPH` before text that follows another block.
+    `after_text`: text was shown before this stream began (the turn a paused reply left)."""
+
+    def __init__(self, sink: TextSink, *, after_text: bool = False) -> None:
+        self._sink = sink
+        self._shown = after_text  # some text was sent
+        self._apart = after_text  # and another block has begun since
+
+    def block(self, kind: str) -> None:
+        """A content block of type `kind` begins."""
+        if kind != "text":
+            self._apart = self._shown
+
+    def text(self, text: str) -> None:
+        """Text of the current block."""
+        if not text:
+            return
+        if self._apart:
+            self._sink(PARAGRAPH)
+            self._apart = False
+        self._sink(text)
+        self._shown = True
 
 
 @dataclass(frozen=True, slots=True)

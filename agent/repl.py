@@ -32,6 +32,7 @@ __all__ = [
     "HELP",
     "HISTORY_FILE",
     "HISTORY_NOTE",
+    "NO_TURN_YET",
     "PROMPT",
     "Repl",
     "make_screen",
@@ -51,6 +52,7 @@ Ask about the weather ("weather in Paris and Lima?") or give a sum ("what is 12 
   /quit   leave (Ctrl-D works too; Ctrl-C cancels a running turn)"""
 # Said once a session, the first time earlier turns are dropped to keep the history in bounds.
 CANCELLED_EARLY = "The last turn was cancelled before any attempt was made."
+NO_TURN_YET = "No turn yet in this conversation: ask something, then /trace shows its attempts."
 HISTORY_NOTE = (
     "(The oldest parts of this conversation were set aside to keep it within bounds; "
     "the model no longer sees them.)"
@@ -190,8 +192,10 @@ class Repl:
                 self.screen.show(trace_table(self.cancelled, self.screen.width(), title))
             else:
                 self.screen.line(CANCELLED_EARLY, style="dim")
-        elif self.last is None or not self.last.attempts:
-            self.screen.line("Nothing to show yet: the last turn made no attempts.", style="dim")
+        elif self.last is None:  # none yet, or none since /reset
+            self.screen.line(NO_TURN_YET, style="dim")
+        elif not self.last.attempts:
+            self.screen.line("Nothing to show: the last turn made no attempts.", style="dim")
         else:
             self.screen.show(trace_table(self.last.attempts, self.screen.width()))
         return True

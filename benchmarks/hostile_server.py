@@ -23,7 +23,7 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -82,16 +82,36 @@ class Exchange:
         """Whether the client asked for server-sent events."""
         return bool(self.json.get("stream"))
 
-    def send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
-        """A whole answer, with its length."""
-        self.start(status, content_type, length=len(body))
+    def send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        headers: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """A whole answer, with its length (and any other `headers`)."""
+        self.start(status, content_type, length=len(body), headers=headers)
         self.write(body)
 
-    def start(self, status: int, content_type: str, *, length: int | None = None) -> None:
+    def start(
+        self,
+        status: int,
+        content_type: str,
+        *,
+        length: int | None = None,
+        headers: Sequence[tuple[str, str]] = (),
+    ) -> None:
         """The status line and headers; without `length`, the body runs until the close."""
         out = self._handler
-        out.send_response(status)
+        out.send_response_only(status)
+        given = {name.lower() for name, _ in headers}  # a recording's own Date and Server win
+        if "server" not in given:
+            out.send_header("Server", out.version_string())
+        if "date" not in given:
+            out.send_header("Date", out.date_time_string())
         out.send_header("Content-Type", content_type)
+        for name, value in headers:
+            out.send_header(name, value)
         if length is None:
             out.send_header("Connection", "close")
             out.close_connection = True
@@ -176,7 +196,7 @@ class HostileServer:
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._http.daemon_threads = True
         self._http.owner = self  # type: ignore[attr-defined]
-        self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
 
     @property
     def base(self) -> str:
@@ -193,6 +213,10 @@ class HostileServer:
             "WTTR_URL": f"{self.base}/wttr",
             **extra,
         }
+
+    def _serve(self) -> None:
+        """Answer until stopped, looking every tick (stopping waits for the next look)."""
+        self._http.serve_forever(poll_interval=TICK_S)
 
     def route_for(self, path: str) -> Route:
         if path.startswith("/v1/messages"):

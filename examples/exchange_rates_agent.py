@@ -4,10 +4,13 @@
     python examples/exchange_rates_agent.py --primary-down "Exchange rate from GBP to USD?"
 
 With ANTHROPIC_API_KEY set, Claude answers and the tool asks the real services. Without it,
-the offline scripted model calls the tool, which is served the recorded answers kept in
-tests/examples/fixtures: open.er-api.com's for USD and Frankfurter's for GBP (anything else
-answers 503, as if down). `--primary-down` (offline only) makes open.er-api.com answer 503,
-so Frankfurter answers. It prints the answer, then the turn's timeline.
+the offline scripted model calls the tool, which is served only the real answers recorded in
+tests/examples/fixtures (`recorded_services`): rates from USD (open.er-api.com) and from GBP
+to USD (Frankfurter), and, for a code that is no ISO 4217 currency, open.er-api.com's answer
+for a code it does not know. Any other pair has no recording: each source says it found
+nothing there, never a made-up rate or a pretend outage. `--primary-down` (offline only)
+makes open.er-api.com answer 503, so Frankfurter answers. It prints the answer, then the
+turn's timeline.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from agent import app
 from agent.log import configure_logging
 from agent.loop import Answer
 from agent.settings import Settings
-from examples.exchange_rates import exchange_rate_tool
+from errors import Gone
+from examples.exchange_rates import ER_API, FRANKFURTER, exchange_rate_tool
 from resilience import Event, Policy
 from tools import make_client
 
@@ -49,17 +53,35 @@ async def ask(
 
 
 def recorded_services(*, primary_down: bool = False) -> httpx.MockTransport:
-    """open.er-api.com and Frankfurter as recorded: USD from the one, GBP from the other."""
+    """open.er-api.com and Frankfurter as recorded, and nothing more: USD's rates from the
+    one, GBP→USD from the other, and for a code that is no currency at all, open.er-api.com's
+    recorded answer for a code it does not know. What was not recorded raises `Gone` (nothing
+    there): honest offline, where a 503 would be a pretend outage."""
 
     def answer(request: httpx.Request) -> httpx.Response:
-        if request.url.host == "open.er-api.com":
-            if request.url.path == "/v6/latest/USD" and not primary_down:
+        url = request.url
+        if url.host == "open.er-api.com":
+            base = url.path.rsplit("/", 1)[-1]
+            if primary_down:
+                return httpx.Response(503)
+            if base == "USD":
                 return _recorded("open_er_api_latest_USD.json")
-        elif request.url.params.get("base") == "GBP":
+            if not _is_currency(base):
+                return _recorded("open_er_api_unsupported_code.json")
+            raise Gone(f"no recording of {ER_API}'s rates from {base} offline", source=ER_API)
+        pair = (url.params.get("base"), url.params.get("symbols"))
+        if pair == ("GBP", "USD"):
             return _recorded("frankfurter_latest_GBP_USD_amount_1000000.json")
-        return httpx.Response(503)
+        raise Gone(f"no recording of {FRANKFURTER}'s rate {pair} offline", source=FRANKFURTER)
 
     return httpx.MockTransport(answer)
+
+
+def _is_currency(code: str) -> bool:
+    """Whether `code` is an ISO 4217 currency (one open.er-api.com may well list)."""
+    import pycountry
+
+    return pycountry.currencies.get(alpha_3=code) is not None
 
 
 def _recorded(name: str) -> httpx.Response:

@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    first_paragraph = " ".join(__doc__.split("\n\n")[0].split())  # whole sentences, not a line
+    parser = argparse.ArgumentParser(description=first_paragraph)
     parser.add_argument("--quick", action="store_true", help="CI size; fail only if badly broken")
     parser.add_argument("--soak", type=int, metavar="N", help="soak questions (0 skips the soak)")
     parser.add_argument("--out", default="bench-results.json", help="where to write the JSON")

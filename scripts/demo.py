@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -194,20 +196,57 @@ async def run_scenario(scenario: Scenario, settings: Settings) -> Outcome:
 
 @dataclass
 class Printer:
-    """Lines to `stream`: styled on a colour terminal, tables laid out to `width` (a pipe
-    gets plain text, and tables as wide as they need)."""
+    """Lines to `stream`. On a terminal (`width` set): styled in colour unless NO_COLOR, each
+    line wrapped between words to the width, with a hanging indent, and tables laid out to
+    it. Off one (`width` None): plain text, each line whole, tables as wide as they need."""
 
     stream: TextIO
-    width: int = 10_000
+    width: int | None = None
     color: bool = False
 
-    def line(self, text: str = "", style: str = "") -> None:
-        """One line (or several), sanitised: no escape sequence from a model is written."""
-        self.stream.write(styled(for_terminal(text), style, color=self.color) + "\n")
+    @property
+    def table_width(self) -> int:
+        """The width tables are laid out to: the terminal's, or any a pipe needs."""
+        return self.width or 10_000
+
+    def line(self, text: str = "", style: str = "", *, hang: str = "  ") -> None:
+        """One line (or several), sanitised: no escape sequence from a model is written; on a
+        terminal, wrapped between words, the lines after the first indented by `hang`."""
+        for line in for_terminal(text).split("\n"):
+            for piece in self._wrapped(line, hang):
+                self.stream.write(styled(piece, style, color=self.color) + "\n")
 
     def lines(self, lines: Sequence[str]) -> None:
         for line in lines:
             self.line(line)
+
+    def parts(self, parts: Sequence[str], lead: str, style: str = "") -> None:
+        """`parts` on as few lines as fit, a line never broken inside a part (a JSON value):
+        `lead` before the first, its width of spaces before the rest."""
+        brace = 1 if parts and parts[0].startswith("{") else 0
+        hang = " " * (len(lead) + brace)  # under the first word, or member past the brace
+        lines = [lead + parts[0]] if parts else [lead]
+        for part in parts[1:]:
+            joined = f"{lines[-1]} {part}"
+            if self.width is None or len(joined) <= self.width:
+                lines[-1] = joined
+            else:
+                lines.append(hang + part)
+        for line in lines:
+            self.line(line, style, hang=hang + "  ")
+
+    def _wrapped(self, line: str, hang: str) -> list[str]:
+        if self.width is None or len(line) <= self.width:
+            return [line.rstrip()]
+        own = line[: len(line) - len(line.lstrip())]  # a line's own indent, kept
+        return textwrap.wrap(
+            line.strip(),
+            max(20, self.width),
+            initial_indent=own,
+            subsequent_indent=own + hang,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
 
     @classmethod
     def for_stdout(cls) -> Printer:
@@ -220,23 +259,45 @@ class Printer:
 
 def show(out: Printer, number: int, outcome: Outcome) -> None:
     """One scenario, in full."""
-    title = f"{number}. {outcome.scenario.title}"
-    out.line(f"── {title} " + "─" * max(0, min(out.width, 80) - len(title) - 4), "bold")
+    title = f"── {number}. {outcome.scenario.title}"
+    rule = "─" * (min(out.width or 80, 80) - len(title) - 1)
+    out.line(f"{title} {rule}" if rule else title, "bold", hang="   ")
     out.line(f"Question: {outcome.scenario.question}")
-    out.lines(trace_table(outcome.answer.attempts, out.width, "Timeline"))
+    out.lines(trace_table(outcome.answer.attempts, out.table_width, "Timeline"))
     out.line("What the model was told:", "bold")
     for block in outcome.answer.tool_results or [{"content": "(no tool calls)"}]:
         flag = "is_error " if block.get("is_error") else ""
-        out.line(f"  {flag}{block['content']}")
+        told = str(block["content"])
+        if out.width is None:  # a pipe: the text exactly as the model read it
+            out.line(f"  {flag}{told}")
+        else:
+            out.parts(_members(told), f"  {flag}")
     logged = [e for e in outcome.events if e["event"] not in _QUIET_EVENTS]
     if not logged:
         out.line("What the developer log recorded: nothing (no failures)", "bold")
     else:
         out.line("What the developer log recorded:", "bold")
     for event in logged:
-        out.line(f"  {_log_line(event)}", "dim")
+        out.line(f"  {_log_line(event)}", "dim", hang="    ")
     out.line(f"Answer: {outcome.answer.text}", "" if outcome.answer.answered else "red")
     out.line()
+
+
+def _members(content: str) -> list[str]:
+    """A tool's JSON answer as its members (`"city": "Paris, France",`), so that a narrow
+    screen breaks lines between them, never inside a value; any other text, as its words."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return content.split()
+    if not isinstance(value, dict) or not value:
+        return content.split()
+    members = [
+        f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)},"
+        for k, v in value.items()
+    ]
+    members[0], members[-1] = "{" + members[0], members[-1].removesuffix(",") + "}"
+    return members
 
 
 def _log_line(event: EventDict) -> str:
@@ -246,7 +307,7 @@ def _log_line(event: EventDict) -> str:
     return f"{head} {what}" + (f" — {note}" if note else "")
 
 
-_SUMMARY = ("scenario", "answered", "model calls", "attempts", "failures logged", "waits", "took")
+_SUMMARY = ("scenario", "answered", "model calls", "attempts", "failures", "waits", "took")
 _NUMBERS = frozenset(_SUMMARY[1:])
 
 
@@ -318,7 +379,7 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | Any = None) ->
     finally:
         if tracing is not None:
             tracing.close()
-    out.lines(summary(outcomes, out.width))
+    out.lines(summary(outcomes, out.table_width))
     return 0 if all(o.answer.answered for o in outcomes) else 1
 
 

@@ -247,3 +247,11 @@ def test_script_reports_and_writes_json(tiny: Results, capsys: pytest.CaptureFix
     assert "Checks" in printed
     assert len(data["runs"]) == len(tiny.runs)
     assert data["soak"]["questions"] == 20
+
+
+def test_bench_help_describes_it_in_whole_sentences() -> None:
+    """`scripts/bench.py --help` gives the docstring's first paragraph, not half a line."""
+    bench = load_script()
+    description = bench._parser().description
+    assert description.endswith("(benchmarks/startup.py).")
+    assert description.startswith("Benchmark this agent beside")

@@ -169,11 +169,10 @@ def test_llm_without_key_says_so_and_uses_rules() -> None:
 @pytest.mark.parametrize(
     ("argv", "forced"),
     [
-        (["explain-error", "--llm", "--offline"], {}),
         (["--offline", "explain-error", "--llm"], {}),
         *((["explain-error", "--llm"], {"AGENT_OFFLINE": v}) for v in ("1", "true", "yes", "on")),
     ],
-    ids=["--offline", "agent --offline", "=1", "=true", "=yes", "=on"],
+    ids=["agent --offline", "=1", "=true", "=yes", "=on"],
 )
 def test_llm_forced_offline_uses_the_rules_without_calling_claude(
     tmp_path: Path, argv: list[str], forced: dict[str, str]

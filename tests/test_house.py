@@ -4,6 +4,7 @@ down the layers, and the library edits no import machinery."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,14 @@ def test_the_library_leaves_the_import_machinery_alone(package: str) -> None:
         assert "sys.meta_path" not in text, path
         assert "sys.modules[" not in text, path
         assert "def __getattr__(name" not in text, path
+
+
+def test_the_files_the_readme_writes_are_ignored_by_git() -> None:
+    """Each file a README command writes in the project folder is listed in .gitignore."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    written = re.findall(r"AGENT_LOG_FILE=(\S+)", readme) + re.findall(
+        r"writes (\S+\.json)", readme
+    )
+    ignored = (REPO / ".gitignore").read_text(encoding="utf-8").split()
+    assert written
+    assert [name for name in written if name not in ignored] == []

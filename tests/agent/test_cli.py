@@ -174,11 +174,90 @@ def test_the_cli_module_and_its_help_import_only_the_standard_library(
 
 
 def test_explain_error_help_lists_its_llm_option() -> None:
-    """`agent explain-error --help` shows --llm beside the common options."""
+    """`agent explain-error --help` shows --llm beside the options that mean something there."""
     code, out, _ = run(["explain-error", "--help"])
     assert code == EXIT_OK
     assert "--llm" in out
-    assert "--offline" in out
+    assert "--model" in out
+
+
+# --- help: what each command is, its environment and its exit statuses ----------------------
+
+COMMANDS = [[], ["chat"], ["ask"], ["explain-error"]]
+
+
+def _help(command: list[str]) -> str:
+    code, out, _ = run([*command, "--help"])
+    assert code == EXIT_OK
+    return out
+
+
+def _contract_variables() -> list[str]:
+    """The variables of docs/contracts.md's environment table."""
+    text = (ROOT / "docs" / "contracts.md").read_text(encoding="utf-8")
+    table = text[text.index("## Environment") :].split("\n\n")[1]
+    return [line.split("`")[1] for line in table.splitlines()[2:]]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=["agent", "chat", "ask", "explain-error"])
+def test_every_command_says_what_it_does(command: list[str]) -> None:
+    """Each help has a description between its usage and its options, in 80 columns."""
+    out = _help(command)
+    description = out.split("\n\n")[1]
+    assert description.endswith(".")
+    assert all(len(line) <= 80 for line in out.splitlines())
+
+
+@pytest.mark.parametrize("command", [[], ["chat"], ["ask"]], ids=["agent", "chat", "ask"])
+def test_help_lists_every_variable_of_the_contract(command: list[str]) -> None:
+    """`agent [chat|ask] --help` lists docs/contracts.md's environment variables."""
+    out = _help(command)
+    listed = out[out.index("environment:") : out.index("exit status:")]
+    assert [name for name in _contract_variables() if name not in listed] == []
+
+
+@pytest.mark.parametrize(
+    ("command", "statuses"),
+    [
+        (["chat"], ["0", "2", "130"]),
+        (["ask"], ["0", "1", "2", "130", "141"]),
+        (["explain-error"], ["0", "1", "2", "141"]),
+    ],
+)
+def test_help_lists_the_exit_statuses(command: list[str], statuses: list[str]) -> None:
+    """Each command's help ends with its exit statuses, as docs/contracts.md gives them."""
+    out = _help(command)
+    rows = out[out.index("exit status:") :].splitlines()[1:]
+    assert [row.split()[0] for row in rows if row.startswith("  ") and row.split()] == statuses
+
+
+def test_explain_error_help_names_its_own_variables() -> None:
+    """explain-error lists the variables it reads, and no weather endpoint."""
+    listed = _help(["explain-error"])
+    assert "ANTHROPIC_API_KEY" in listed
+    assert "AGENT_OFFLINE" in listed
+    assert "WTTR_URL" not in listed
+
+
+def test_explain_error_takes_no_offline_option() -> None:
+    """--offline means nothing to explain-error: not offered, and refused as a usage error."""
+    assert "--offline" not in _help(["explain-error"])
+    code, out, err = run(["explain-error", "--offline"])
+    assert (code, out) == (EXIT_USAGE, "")
+    assert "usage: agent explain-error" in err
+
+
+def test_help_gives_the_real_defaults() -> None:
+    """The timeouts' defaults in help are the settings'; --otel's is not called the default."""
+    from agent.settings import DEFAULT_MODEL_TIMEOUT_S, DEFAULT_TURN_TIMEOUT_S
+
+    out = " ".join(_help(["ask"]).split())
+    attempt = "AGENT_MODEL_TIMEOUT seconds one model attempt may take in all"
+    assert f"{attempt} (default: {DEFAULT_MODEL_TIMEOUT_S:g})" in out
+    assert f"(default: {DEFAULT_TURN_TIMEOUT_S:g})" in out
+    assert "(the default)" not in out
+    assert "--otel alone means otlp" in out
+    assert "tracing is off, unless OTEL_EXPORTER_OTLP_ENDPOINT is set" in out
 
 
 def test_python_dash_m_agent_runs_the_cli() -> None:

@@ -11,8 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
+from agent.console import wait_words
 from agent.loop import Answer
 from agent.settings import Settings
+from agent.terminal import cells
 from tests.agent.fake_claude import message_body
 from tests.agent.helpers import SECRET
 
@@ -153,7 +155,7 @@ def _shown(demo: ModuleType, name: str) -> str:
     outcome = asyncio.run(demo.run_scenario(scenario, Settings()))
     out = demo.Printer(io.StringIO(), 200)
     demo.show(out, 1, outcome)
-    out.lines(demo.summary([outcome], out.width))
+    out.lines(demo.summary([outcome], out.width or 10_000))
     output = out.stream.getvalue()
     assert isinstance(output, str)
     return output
@@ -174,3 +176,86 @@ def test_the_summary_says_the_waits_are_simulated(demo: ModuleType) -> None:
     assert "2.0 s" in shown
     assert "simulated" in shown
     assert "recorded, not slept" in " ".join(shown.split())
+
+
+def _everything(demo: ModuleType, out: Any) -> str:
+    """Every scenario and the summary, printed by `out`."""
+    import asyncio
+
+    outcomes = [asyncio.run(demo.run_scenario(s, Settings())) for s in demo.SCENARIOS]
+    for number, outcome in enumerate(outcomes, 1):
+        demo.show(out, number, outcome)
+    out.lines(demo.summary(outcomes, out.width or 10_000))
+    return str(out.stream.getvalue())
+
+
+@pytest.mark.parametrize("width", [80, 40])
+def test_on_a_narrow_terminal_every_line_fits(demo: ModuleType, width: int) -> None:
+    """At 80 and 40 columns no line is longer than the screen or ends in spaces."""
+    shown = _everything(demo, demo.Printer(io.StringIO(), width))
+    too_long = [line for line in shown.splitlines() if cells(line) > width]
+    assert too_long == []
+    assert [line for line in shown.splitlines() if line != line.rstrip()] == []
+
+
+def test_at_80_columns_a_json_result_breaks_between_members(demo: ModuleType) -> None:
+    """A tool's JSON answer wraps between its members, never inside a value."""
+    shown = _shown_at(demo, "several", demo.Printer(io.StringIO(), 80))
+    told = shown[shown.index("model was told:") : shown.index("What the developer")]
+    assert '"city": "New York City, United States",' in told
+    assert '"condition": "moderate rain",' in told
+
+
+def test_the_summary_is_a_table_at_80_columns(demo: ModuleType) -> None:
+    """The summary's columns fit 80 columns: a ruled table, not one block per row."""
+    shown = _shown_at(demo, "model_fallback", demo.Printer(io.StringIO(), 80))
+    summary = shown[shown.index("Summary") :].splitlines()
+    assert summary[1].split() == [
+        "scenario",
+        "answered",
+        "model",
+        "calls",
+        "attempts",
+        "failures",
+        "waits",
+        "took",
+    ]
+    assert set(summary[2]) == {"─"}
+
+
+def test_piped_each_line_is_whole_and_plain(demo: ModuleType) -> None:
+    """Off a terminal: each JSON result exactly as the model read it, no trailing spaces."""
+    import asyncio
+
+    [scenario] = [s for s in demo.SCENARIOS if s.name == "several"]
+    told = asyncio.run(demo.run_scenario(scenario, Settings())).answer.tool_results
+    shown = _everything(demo, demo.Printer(io.StringIO()))
+    assert all(f"\n  {result['content']}\n" in shown for result in told)
+    assert [line for line in shown.splitlines() if line != line.rstrip()] == []
+    assert "\x1b" not in shown
+
+
+def test_a_skipped_model_shows_no_attempt_number(demo: ModuleType) -> None:
+    """model_fallback: the primary skipped (its breaker open) made no attempt: no "#0"."""
+    shown = _shown_at(demo, "model_fallback", demo.Printer(io.StringIO(), 80))
+    [row] = [line for line in shown.splitlines() if line.startswith("model") and "skip" in line]
+    assert row.split() == ["model", "offline-scripted", "source_skipped", "skip"]
+
+
+def _shown_at(demo: ModuleType, name: str, out: Any) -> str:
+    import asyncio
+
+    [scenario] = [s for s in demo.SCENARIOS if s.name == name]
+    outcome = asyncio.run(demo.run_scenario(scenario, Settings()))
+    demo.show(out, 1, outcome)
+    out.lines(demo.summary([outcome], out.width or 10_000))
+    return str(out.stream.getvalue())
+
+
+async def test_waits_read_the_same_in_the_timeline_and_the_summary(demo: ModuleType) -> None:
+    """Each scenario's waits: the same words in its timeline and in the summary."""
+    for scenario in demo.SCENARIOS:
+        outcome = await demo.run_scenario(scenario, Settings())
+        timeline = [wait_words(a.wait_s) for a in outcome.answer.attempts if a.wait_s is not None]
+        [row] = demo.summary([outcome], 10_000)[3:4]
+        assert (", ".join(timeline) or "—") in row

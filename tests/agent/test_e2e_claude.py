@@ -241,16 +241,32 @@ async def test_max_tokens_says_the_answer_was_cut_short(connect: Connector) -> N
 
 
 async def test_pause_turn_continues_with_the_paused_content(connect: Connector) -> None:
-    """stop_reason pause_turn: the next request ends with the paused assistant content."""
+    """pause_turn: the paused content ends the next request; the answer has both replies."""
     fake = FakeClaude(
         message(text_block("Thinking"), stop_reason="pause_turn"), message(text_block("Done."))
     )
     answer = await (await connect(fake)).ask("hi")
-    assert answer.text == "Done."
+    assert answer.text == "Thinking\n\nDone."
     assert fake.bodies[1]["messages"][-1] == {
         "role": "assistant",
         "content": [text_block("Thinking")],
     }
+
+
+async def test_every_field_of_a_block_goes_back_as_it_came(connect: Connector) -> None:
+    """Citations, unknown fields and shapes the SDK did not expect go back as they came."""
+    citation = {
+        "type": "web_search_result_location",
+        "cited_text": "Paris is the capital of France.",
+        "encrypted_index": "Eo8BCioIBxgC",
+        "title": "Paris",
+        "url": "https://example.org/paris",
+    }
+    cited = {"type": "text", "text": "Paris.", "citations": [citation], "x_later": {"kept": 1}}
+    call = {**tool_use("toolu_1", "calculate", {"expression": "1+1"}), "caller": "direct"}
+    fake = FakeClaude(message(cited, call, stop_reason="tool_use"), message(text_block("2")))
+    await (await connect(fake)).ask("hi")
+    assert fake.bodies[1]["messages"][1] == {"role": "assistant", "content": [cited, call]}
 
 
 async def test_stop_sequence_and_end_turn_end_the_turn(connect: Connector) -> None:

@@ -271,11 +271,11 @@ async def test_an_unrun_tool_call_is_closed_with_one_sentence_and_logged_once() 
 
 
 async def test_pause_turn_sends_the_turn_back_as_it_is() -> None:
-    """pause_turn: the paused content goes back as the last assistant message, then continues."""
+    """pause_turn: the paused content goes back as it is and its text begins the answer."""
     paused = reply([Text("Working…")], "pause_turn")
     model = ScriptedModel(paused, text("Finished."))
     answer = await run(model)
-    assert answer.text == "Finished."
+    assert answer.text == "Working…\n\nFinished."
     assert model.requests[1].messages[-1] == {
         "role": "assistant",
         "content": [{"type": "text", "text": "Working…"}],

@@ -118,7 +118,15 @@ def test_trace_shows_every_attempt_of_the_last_turn() -> None:
 
 def test_trace_before_any_turn_says_there_is_nothing() -> None:
     """/trace with no turn yet says so."""
-    assert "Nothing to show" in chat(["/trace"])
+    assert "No turn yet" in chat(["/trace"])
+
+
+def test_trace_after_reset_says_there_is_no_turn_yet() -> None:
+    """/reset, then /trace: no turn yet in the new conversation, not "the last turn"."""
+    out = chat(["what is 2 + 2?", "/reset", "/trace"])
+    after = out[out.index("Started a new conversation.") :]
+    assert "No turn yet" in after
+    assert "last turn" not in after
 
 
 def test_the_status_line_reports_a_retry() -> None:
@@ -572,3 +580,19 @@ def test_trace_after_ctrl_c_before_any_attempt_says_so_plainly() -> None:
     trace = out[out.index("(cancelled)") :]
     assert CANCELLED_EARLY in trace
     assert "earlier-model" not in trace
+
+
+def test_trace_at_40_columns_is_one_block_per_row() -> None:
+    """A 40-column terminal: /trace gives each attempt a block, every line within the width."""
+    out = chat(["weather in Paris?", "/trace"], width=40)
+    trace = out[out.index("Last turn") :].splitlines()
+    assert "--- get_weather" in trace
+    assert "source: open-meteo" in trace
+    assert all(len(line) <= 40 for line in out.splitlines())
+
+
+def test_a_skipped_source_shows_no_attempt_number_or_time() -> None:
+    """A source whose breaker is open made no attempt: its row has no "0" and no "0 ms"."""
+    skipped = Event("skipped", "model", "claude-sonnet-4-6", 0, 0.0, "source_skipped", "skip")
+    [row] = [line for line in _rendered([skipped]).splitlines() if "source_skipped" in line]
+    assert row.split() == ["model", "claude-sonnet-4-6", "source_skipped", "skip"]

@@ -3,12 +3,16 @@ served the recorded answers, and the answer and the turn's timeline are printed.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from structlog.testing import capture_logs
 
 from agent.settings import Settings
 from examples.exchange_rates_agent import ask, main, timeline
 from resilience import Policy
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_it_answers_offline_from_the_recorded_rate(capsys: pytest.CaptureFixture[str]) -> None:
@@ -38,10 +42,25 @@ async def test_with_the_primary_down_frankfurter_answers(policy: Policy) -> None
     ]
 
 
-async def test_a_pair_with_no_recording_is_answered_as_unavailable(policy: Policy) -> None:
-    """JPY was not recorded: both services answer 503, and the model says so plainly."""
-    answer = await ask("Exchange rate from JPY to EUR?", Settings(), policy=policy)
+NO_SUCH_CODE = "no currency called “XYZ” could be found; check the name and try again."
+NOTHING_THERE = "found nothing there, so it will be skipped."
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What's the exchange rate from XYZ to EUR?", NO_SUCH_CODE),
+        ("What's the exchange rate from USD to XYZ?", NO_SUCH_CODE),
+        ("What's the exchange rate from EUR to GBP?", NOTHING_THERE),
+        ("Exchange rate from JPY to EUR?", NOTHING_THERE),
+    ],
+)
+async def test_offline_answers_say_what_the_readme_says(
+    question: str, said: str, policy: Policy
+) -> None:
+    """An unknown code, or a pair with no recording: the README's sentence, never an outage."""
+    answer = await ask(question, Settings(), policy=policy)
     assert answer.answered
-    assert answer.text.startswith(
-        "Sorry — getting the exchange rate from JPY to EUR still isn't working"
-    )
+    assert answer.text.endswith(said)
+    assert said in " ".join(README.read_text(encoding="utf-8").split())
+    assert {a.outcome for a in answer.attempts} <= {"ok", "not_found"}

@@ -42,8 +42,8 @@ def test_a_dead_server_is_one_plain_sentence_and_the_agent_goes_on(plan: Plan) -
     code, out, err = run(argv)
     assert (code, out) == (EXIT_OK, "6 * 7 = 42.\n")
     sentence = (
-        "The MCP server 'notes' could not start, so its tools are left out; "
-        "check its command (run on its own, it shows why)."
+        "The MCP server 'notes' exited before answering, so its tools are left out; "
+        "run its command on its own to see why."
     )
     assert err.splitlines()[1:] == [sentence]
 

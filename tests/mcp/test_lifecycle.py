@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from structlog.testing import capture_logs
@@ -78,8 +79,8 @@ async def test_a_server_that_cant_start_is_one_plain_sentence(plan: Plan) -> Non
     assert names == ["echo", "add", "pid"]
     assert heard == toolset.problems
     assert heard == [
-        "The MCP server 'broken' could not start, so its tools are left out; check its "
-        "command (run on its own, it shows why).",
+        "The MCP server 'broken' exited before answering, so its tools are left out; run "
+        "its command on its own to see why.",
         "The MCP server 'mute' started but would not list its tools, so they are left out; "
         "its own log should say why.",
     ]
@@ -90,12 +91,56 @@ async def test_a_server_that_cant_start_is_one_plain_sentence(plan: Plan) -> Non
 
 
 async def test_a_missing_command_is_one_plain_sentence() -> None:
+    """A command that is not there: the sentence says it was not found."""
     toolset = await open_toolset([McpServer.parse("no-such-mcp-server-here --stdio")])
     assert toolset.tools == []
     assert toolset.problems == [
-        "The MCP server 'no-such-mcp-server-here' could not start, so its tools are left out; "
-        "check its command (run on its own, it shows why)."
+        "The MCP server 'no-such-mcp-server-here' could not start because its command was not "
+        "found, so its tools are left out; check the command's name, or give its full path."
     ]
+
+
+async def test_a_command_that_may_not_be_run_says_so(tmp_path: Path) -> None:
+    """A file without leave to run: the sentence says the command may not be run."""
+    script = tmp_path / "server.py"
+    script.write_text("print('never run')\n")
+    toolset = await open_toolset([McpServer.stdio(str(script), name="files")])
+    assert toolset.problems == [
+        "The MCP server 'files' could not start because its command may not be run, so its "
+        "tools are left out; check that the command is a program you are allowed to run."
+    ]
+
+
+async def test_a_server_that_prints_what_is_not_mcp_says_so() -> None:
+    """A line that is no JSON-RPC: one sentence, and the SDK's complaint in our log."""
+    server = McpServer.stdio(sys.executable, ["-c", "print(1)"], name="chatty")
+    with capture_logs() as logs:
+        toolset = await open_toolset([server])
+    assert toolset.problems == [
+        "The MCP server 'chatty' printed something that is not MCP, so its tools are left "
+        "out; check that its command starts an MCP server that talks over stdin and stdout."
+    ]
+    [said] = [e for e in logs if e["event"] == "mcp.sdk_message"]
+    assert (said["server"], said["logger"]) == ("chatty", "mcp.client.stdio")
+    assert "input_value=1" in said["note"]
+
+
+def test_start_up_noise_never_reaches_the_terminal() -> None:
+    """`agent ask --mcp "python -c 'print(1)'"`: stderr is the banner and one sentence."""
+    spec = f"{sys.executable} -c 'print(1)'"
+    argv = [sys.executable, "-m", "agent", "ask", "--offline", "--mcp", spec, "what is 2+2?"]
+    done = subprocess.run(argv, capture_output=True, text=True, env=_env(), check=False)  # noqa: S603
+    assert (done.returncode, done.stdout) == (0, "2+2 = 4.\n")
+    assert done.stderr.splitlines()[1:] == [
+        "The MCP server 'print-1' printed something that is not MCP, so its tools are left "
+        "out; check that its command starts an MCP server that talks over stdin and stdout."
+    ]
+
+
+def _env() -> dict[str, str]:
+    """This environment, offline, with the project importable."""
+    root = str(Path(__file__).resolve().parents[2])
+    return {**os.environ, "PYTHONPATH": root, "AGENT_OFFLINE": "1", "ANTHROPIC_API_KEY": ""}
 
 
 async def test_a_server_that_never_answers_is_given_up_at_its_timeout(plan: Plan) -> None:

@@ -8,14 +8,22 @@ that exits, an HTTP session that breaks) is marked dead, the call fails as `Serv
 the next call opens a new one (for stdio: a new process) — at most `max_restarts` times in
 `restart_window_s`, after which calls fail as `RestartsSpent` until the window moves on.
 Every failure leaves here translated (`translate`) into what error-to-action reads.
+
+Nothing the SDK or a server says reaches the terminal: a stdio server's stderr goes to a file
+(its tail logged if it fails to start), and the SDK's own log records ("Failed to parse
+JSONRPC message from server" and its traceback) become `mcp.sdk_message` events. A server
+that can't start is one sentence saying what went wrong: its command was not found, it
+printed something that is not MCP, it exited before answering, it did not answer in time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import tempfile
 import time
+from contextvars import ContextVar
 from typing import Any, Literal, TextIO
 
 import structlog
@@ -41,6 +49,9 @@ _MAX_PAGES = 100  # a tool list whose pages never end cannot hang start-up
 _STDERR_KEPT = 1_000_000  # a server's stderr file is emptied past this size, at a (re)start
 _TAIL = 600  # characters of a server's stderr logged when it fails to start
 _CLOSE_S = 10.0  # the longest wait for a session to close (the SDK bounds its own steps)
+_NOTE = 600  # characters of the SDK's own message logged
+# The SDK's words when a line a stdio server printed is no JSON-RPC message (mcp/client/stdio.py).
+_NOT_MCP = "Failed to parse JSONRPC message"
 
 
 class Connection:
@@ -57,6 +68,7 @@ class Connection:
         self._lock = asyncio.Lock()  # one restart at a time
         self._recent: list[float] = []  # when each restart happened
         self._breakers: dict[int, tuple[Policy, Breaker]] = {}
+        self.printed_not_mcp = False  # the server wrote a line that is no MCP message
         # A stdio server's stderr, read if it fails to start; closed by `aclose`.
         self._stderr: TextIO | None = None
         if server.command is not None:
@@ -66,6 +78,7 @@ class Connection:
         """The server's tools; or, if it can't start and list them within `connect_timeout_s`,
         the plain sentence saying they are left out."""
         stage: Literal["start", "list"] = "start"
+        _route_sdk_logs()
         try:
             async with asyncio.timeout(self.server.connect_timeout_s):
                 client = await self._open()
@@ -99,24 +112,47 @@ class Connection:
             stderr_tail=self._stderr_tail(),
             **verdict.result.log_fields(),
         )
-        who = f"The MCP server '{server.name}'"
+        return f"The MCP server '{server.name}' {self._what_went_wrong(stage, unwrap(error))}"
+
+    def _what_went_wrong(self, stage: str, error: BaseException) -> str:
+        """The rest of the sentence: what went wrong, that the tools are left out, what to do."""
         if stage == "list":
             return (
-                f"{who} started but would not list its tools, so they are left out; "
+                "started but would not list its tools, so they are left out; "
                 "its own log should say why."
+            )
+        if self.printed_not_mcp:
+            return (
+                "printed something that is not MCP, so its tools are left out; check that "
+                "its command starts an MCP server that talks over stdin and stdout."
             )
         if isinstance(error, TimeoutError):
             return (
-                f"{who} did not answer within {server.connect_timeout_s:g} seconds of starting, "
+                f"did not answer within {self.server.connect_timeout_s:g} seconds of starting, "
                 "so its tools are left out; check that it is an MCP server and that it runs."
             )
-        if server.transport == "http":
+        if self.server.transport == "http":
             return (
-                f"{who} could not be reached, so its tools are left out; "
+                "could not be reached, so its tools are left out; "
                 "check its address and that it is running."
             )
+        if isinstance(error, FileNotFoundError):
+            return (
+                "could not start because its command was not found, so its tools are left "
+                "out; check the command's name, or give its full path."
+            )
+        if isinstance(error, PermissionError):
+            return (
+                "could not start because its command may not be run, so its tools are left "
+                "out; check that the command is a program you are allowed to run."
+            )
+        if isinstance(translate(error, self.server.name), ServerGone):
+            return (
+                "exited before answering, so its tools are left out; "
+                "run its command on its own to see why."
+            )
         return (
-            f"{who} could not start, so its tools are left out; "
+            "could not start, so its tools are left out; "
             "check its command (run on its own, it shows why)."
         )
 
@@ -190,7 +226,9 @@ class Connection:
         return client
 
     async def _own(self, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
-        """Hold one session open until `stop` is set or the session fails."""
+        """Hold one session open until `stop` is set or the session fails. The SDK's tasks
+        for the session start from here, so its log records know their connection."""
+        _SPEAKING.set(self)
         try:
             async with self._new_client() as client:
                 if not ready.done():
@@ -263,6 +301,40 @@ class Connection:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+
+# --- the SDK's own log records ----------------------------------------------------------------
+
+# The connection whose session task (and the SDK's tasks it starts) is running, if any.
+_SPEAKING: ContextVar[Connection | None] = ContextVar("mcp_connection", default=None)
+
+
+class _ToOurLog(logging.Handler):
+    """The SDK's log records as `mcp.sdk_message` events in our log, never on the terminal;
+    a line a server printed that is not MCP is noted on its connection."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        connection = _SPEAKING.get()
+        message = record.getMessage()
+        if connection is not None and message.startswith(_NOT_MCP):
+            connection.printed_not_mcp = True
+        if record.exc_info and record.exc_info[1] is not None:  # what it printed is in there
+            message += f": {' '.join(str(record.exc_info[1]).split())}"
+        log.warning(
+            "mcp.sdk_message",
+            server=None if connection is None else connection.server.name,
+            logger=record.name,
+            note=redact(message)[:_NOTE],
+        )
+
+
+def _route_sdk_logs() -> None:
+    """Send the `mcp` loggers' records to our log (once): Python's fallback would print
+    them, traceback and all, on stderr."""
+    sdk = logging.getLogger("mcp")
+    if not any(isinstance(handler, _ToOurLog) for handler in sdk.handlers):
+        sdk.addHandler(_ToOurLog())
+    sdk.propagate = False
 
 
 def translate(error: BaseException, server: str) -> BaseException:
