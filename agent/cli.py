@@ -124,8 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
         "chat",
         parents=[common, talk],
         help="talk to the agent (the default)",
-        description="Talk to the agent: a conversation kept across questions, /help for the "
-        "commands\n(/tools, /reset, /trace, /quit); Ctrl-C cancels a turn, Ctrl-D leaves.",
+        description="Talk to the agent: a conversation kept across questions (and saved), "
+        "/help for\nthe commands (/tools, /history, /reset, /trace, /quit); Ctrl-C cancels a "
+        "turn,\nCtrl-D leaves.",
         epilog=_epilog(_TALK_VARIABLES, _CHAT_EXITS),
         formatter_class=raw,
     )
@@ -160,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
         "conversations",
         parents=[common],
         help="list the saved conversations (the latest first), or delete one",
+        description="List the saved conversations, the latest first: id, when it started, "
+        "its turns,\nits first question. `agent chat --resume ID` goes on with one.",
+        epilog=_epilog(_HISTORY_VARIABLES, _CONVERSATIONS_EXITS),
+        formatter_class=raw,
     )
     listing.add_argument("--delete", metavar="ID", help="delete the conversation ID names")
     listing.set_defaults(run=_run_conversations, parser=listing)
@@ -204,6 +209,18 @@ _TALK_VARIABLES: Rows = (
     ("OPEN_METEO_FORECAST_URL", "Open-Meteo's forecast endpoint"),
     ("WTTR_URL", "wttr.in's address; the tool asks {WTTR_URL}/{city}?format=j1"),
     ("AGENT_CACHE_DIR", "where the offline gazetteer's index is built once"),
+    ("AGENT_HISTORY", "off: save no conversations (default: saved, in AGENT_DATA_DIR)"),
+    ("AGENT_DATA_DIR", "where conversations are saved (default: ~/.local/share/failsafe-agent)"),
+    (
+        "AGENT_STATE_URL",
+        "redis://…: breakers, retry budgets and the model's rate shared by "
+        "every worker (default: each process its own)",
+    ),
+    (
+        "AGENT_MODEL_RPM",
+        "model requests a minute, for this process or, with AGENT_STATE_URL, "
+        "the fleet (default: 0, no limit)",
+    ),
     ("OTEL_EXPORTER_OTLP_ENDPOINT", "set: tracing on, spans sent there over OTLP/HTTP"),
     ("AGENT_OTEL_CONTENT", "1: spans also carry the question, the answer and tool data"),
 )
@@ -226,6 +243,16 @@ _ASK_EXITS: Rows = (
     ("1", "no answer could be produced: one plain sentence on stderr"),
     _USAGE,
     ("130", "interrupted (Ctrl-C)"),
+    _BROKEN_PIPE,
+)
+_HISTORY_VARIABLES: Rows = (
+    ("AGENT_HISTORY", "off: conversations are not saved, so there are none to list"),
+    ("AGENT_DATA_DIR", "where conversations are saved (default: ~/.local/share/failsafe-agent)"),
+)
+_CONVERSATIONS_EXITS: Rows = (
+    ("0", "listed, or deleted"),
+    ("1", "no saved conversation has the ID given to --delete"),
+    _USAGE,
     _BROKEN_PIPE,
 )
 _EXPLAIN_EXITS: Rows = (

@@ -30,6 +30,7 @@ from typing import Any
 from benchmarks.fleet import FleetResult, run_fleet
 from benchmarks.harness import FaultServerProcess
 from benchmarks.redis_server import RedisServer
+from benchmarks.suite import Check
 
 __all__ = ["FleetSizes", "StateBench", "StoreRow", "print_state", "run_state"]
 
@@ -46,7 +47,8 @@ class FleetSizes:
 
     @classmethod
     def quick(cls) -> FleetSizes:
-        return cls(questions=12, interval_s=0.25, outage_s=1.5, cooldown_s=1.0)
+        """Seconds, not minutes: the outage ends before the cool-down, as in the full run."""
+        return cls(questions=12, interval_s=0.25, outage_s=1.5, cooldown_s=2.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,27 @@ class StateBench:
             "cpus": self.cpus,
             "load": self.load,
         }
+
+    def checks(self) -> list[Check]:
+        """Badly broken: a question with no answer at all, a shared fleet that opened a
+        circuit more than once per source or sent the upstream more than the fleet that
+        shares nothing, a store that cannot resume."""
+        alone, own, shared = self.fleet
+        unanswered = sum(row.unanswered for row in self.fleet)
+        return [
+            Check("fleet: every question answered", unanswered == 0, f"{unanswered} unanswered"),
+            Check(
+                "fleet: a shared circuit opens once for all the workers",
+                shared.events["circuit_opened"] == alone.events["circuit_opened"],
+                f"{shared.events['circuit_opened']} openings",
+            ),
+            Check(
+                "fleet: shared state sends the upstream no more than each its own",
+                shared.upstream_during_outage <= own.upstream_during_outage,
+                f"{shared.upstream_during_outage} vs {own.upstream_during_outage}",
+            ),
+            Check("store: a 200-turn chat resumes", self.store.resume_ms > 0),
+        ]
 
     def ratios(self) -> tuple[float, float]:
         """Upstream requests during the outage, as multiples of one worker's: (in-process

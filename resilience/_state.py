@@ -13,10 +13,10 @@ keeps them in Redis or Valkey (`AGENT_STATE_URL=redis://…`), so that N workers
 discover an outage once, open one breaker for all until its cool-down, spend one retry budget
 and share one model request rate. Every change is one Lua script, atomic on the server, timed
 by the server's clock (workers' clocks need not agree); every key has a TTL, so nothing needs
-cleaning up. The Redis client is synchronous with short timeouts: an operation on a loopback or
-nearby server takes well under a millisecond. When the store cannot be reached, the worker says
-so once (`resilience.state_unreachable`), carries on with its own in-process state, and tries the
-store again after `RETRY_AFTER_S`; no call fails because of it.
+cleaning up. The Redis client is synchronous with short timeouts: an operation on a loopback
+server takes about 0.2 ms (docs/architecture.md, "Where state lives"). When the store cannot
+be reached, the worker says so once (`resilience.state_unreachable`), carries on with its own
+in-process state, and tries the store again after `RETRY_AFTER_S`; no call fails because of it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """Benchmark this agent beside the article's loop and the SDK's tool runner, soak it, run
-every hostile attack against the CLI (the "hostile" table, benchmarks/hostile.py), then time
-start-up as ratios to `python -c "import httpx, pydantic"` (benchmarks/startup.py).
+every hostile attack against the CLI (the "hostile" table, benchmarks/hostile.py), time
+start-up as ratios to `python -c "import httpx, pydantic"` (benchmarks/startup.py), then the
+state that outlives a process or spans a fleet: four workers with their own state and with a
+shared Redis, and the conversation store (benchmarks/state.py).
 
 Everything runs against loopback servers (real TCP on 127.0.0.1) that this script starts and
 stops: the Messages API as a scripted model, Open-Meteo and wttr.in, with scripted faults, and
@@ -10,6 +12,7 @@ the hostile servers of benchmarks/hostile_server.py.
     python scripts/bench.py --quick         # CI: small sizes, exit 1 only if badly broken
     python scripts/bench.py --only hostile  # just the hostile table (--quick: small bounds)
     python scripts/bench.py --only startup  # just the start-up table
+    python scripts/bench.py --only state    # just the fleet rows and the store row
     python scripts/bench.py --soak 5000 --out /tmp/bench.json
 
 Benchmarks are not timed tests: the aims are reported, and only absurd results fail `--quick`;
@@ -34,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.hostile import Hostile, print_hostile, run_hostile
 from benchmarks.startup import Startup, print_startup, run_startup
+from benchmarks.state import StateBench, print_state, run_state
 from benchmarks.suite import Check, Config, Results, run_suite
 
 _OUTCOME = {"correct": "✓ correct", "unavailable": "~ unavailable", "wrong": "✗ WRONG"}
@@ -56,8 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         hostile = run_hostile(quick=args.quick, soak_questions=args.hostile_soak)
     if args.only in (None, "startup"):
         startup = run_startup(quick=args.quick)
-    print_report(results, quick=args.quick, hostile=hostile, startup=startup)
-    data = as_json(results, hostile, startup)
+    state = run_state(quick=args.quick) if args.only in (None, "state") else None
+    print_report(results, quick=args.quick, hostile=hostile, startup=startup, state=state)
+    data = as_json(results, hostile, startup, state)
     Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     seconds = time.perf_counter() - started
     print(f"\nResults written to {args.out} ({seconds:.1f} s in all).")
@@ -73,9 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=7, help="seed of the soak's random faults")
     parser.add_argument(
         "--only",
-        choices=("suite", "hostile", "startup"),
-        help="run one part: the side-by-side suite and its soak, the hostile table, or the "
-        "start-up table",
+        choices=("suite", "hostile", "startup", "state"),
+        help="run one part: the side-by-side suite and its soak, the hostile table, the "
+        "start-up table, or the fleet and store rows",
     )
     parser.add_argument(
         "--hostile-soak",
@@ -102,6 +107,7 @@ def print_report(
     quick: bool,
     hostile: Hostile | None = None,
     startup: Startup | None = None,
+    state: StateBench | None = None,
 ) -> None:
     """The table, the ratios, the soak, the hostile table, start-up and the checks, on
     stdout; a part that was not run (`None`) is left out."""
@@ -113,12 +119,20 @@ def print_report(
         print_hostile(hostile)
     if startup is not None:
         print_startup(startup)
-    print_checks(all_checks(results, hostile), quick=quick)
+    if state is not None:
+        print_state(state)
+    print_checks(all_checks(results, hostile, state), quick=quick)
 
 
-def all_checks(results: Results | None, hostile: Hostile | None = None) -> list[Check]:
+def all_checks(
+    results: Results | None, hostile: Hostile | None = None, state: StateBench | None = None
+) -> list[Check]:
     """Every check of the parts that ran; `--quick` exits 1 if any failed."""
-    return [*(results.checks() if results else []), *(hostile.checks() if hostile else [])]
+    return [
+        *(results.checks() if results else []),
+        *(hostile.checks() if hostile else []),
+        *(state.checks() if state else []),
+    ]
 
 
 def print_table(results: Results) -> None:
@@ -211,10 +225,13 @@ def print_checks(checks: list[Check], *, quick: bool) -> None:
 
 
 def as_json(
-    results: Results | None, hostile: Hostile | None = None, startup: Startup | None = None
+    results: Results | None,
+    hostile: Hostile | None = None,
+    startup: Startup | None = None,
+    state: StateBench | None = None,
 ) -> dict[str, Any]:
     """Everything measured, as plain data (a part not run is `null`, or absent)."""
-    checks = all_checks(results, hostile)
+    checks = all_checks(results, hostile, state)
     data: dict[str, Any] = {
         "meta": {"python": platform.python_version(), "platform": platform.platform()}
     }
@@ -232,6 +249,7 @@ def as_json(
         }
     data["hostile"] = hostile.as_json() if hostile is not None else None
     data["startup"] = _startup_json(startup) if startup is not None else None
+    data["state"] = state.as_json() if state is not None else None
     data["checks"] = [dataclasses.asdict(check) for check in checks]
     data["broken"] = not all(check.ok for check in checks)
     return data

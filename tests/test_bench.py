@@ -253,5 +253,5 @@ def test_bench_help_describes_it_in_whole_sentences() -> None:
     """`scripts/bench.py --help` gives the docstring's first paragraph, not half a line."""
     bench = load_script()
     description = bench._parser().description
-    assert description.endswith("(benchmarks/startup.py).")
+    assert description.endswith("(benchmarks/state.py).")
     assert description.startswith("Benchmark this agent beside")

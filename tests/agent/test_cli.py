@@ -183,7 +183,7 @@ def test_explain_error_help_lists_its_llm_option() -> None:
 
 # --- help: what each command is, its environment and its exit statuses ----------------------
 
-COMMANDS = [[], ["chat"], ["ask"], ["explain-error"]]
+COMMANDS = [[], ["chat"], ["ask"], ["explain-error"], ["conversations"]]
 
 
 def _help(command: list[str]) -> str:
@@ -199,7 +199,9 @@ def _contract_variables() -> list[str]:
     return [line.split("`")[1] for line in table.splitlines()[2:]]
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=["agent", "chat", "ask", "explain-error"])
+@pytest.mark.parametrize(
+    "command", COMMANDS, ids=["agent", "chat", "ask", "explain-error", "conversations"]
+)
 def test_every_command_says_what_it_does(command: list[str]) -> None:
     """Each help has a description between its usage and its options, in 80 columns."""
     out = _help(command)
@@ -222,6 +224,7 @@ def test_help_lists_every_variable_of_the_contract(command: list[str]) -> None:
         (["chat"], ["0", "2", "130"]),
         (["ask"], ["0", "1", "2", "130", "141"]),
         (["explain-error"], ["0", "1", "2", "141"]),
+        (["conversations"], ["0", "1", "2", "141"]),
     ],
 )
 def test_help_lists_the_exit_statuses(command: list[str], statuses: list[str]) -> None:
