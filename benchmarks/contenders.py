@@ -36,16 +36,24 @@ class ThisAgent:
         self._http = make_client()
         self._client: Any = None  # one Claude client for the whole run, as a server would keep
         self._admission = Admission() if admission else None  # overload queues or is refused
+        self._read: dict[Urls, Any] = {}
 
     async def ask(self, question: str, urls: Urls) -> str | None:
         """The agent's answer, or None when it says it could not produce one."""
-        settings = self._settings.from_env(urls.env(API_KEY), offline=False)
+        settings = self._settings_for(urls)
         if self._client is None:
             self._client = self._model_client(settings)
         answer = await self._ask(
             question, settings, http=self._http, client=self._client, admission=self._admission
         )
         return answer.text if answer.answered else None
+
+    def _settings_for(self, urls: Urls) -> Any:
+        """The settings for `urls`, read from the environment once (a server reads them at
+        start, not per question)."""
+        if urls not in self._read:
+            self._read[urls] = self._settings.from_env(urls.env(API_KEY), offline=False)
+        return self._read[urls]
 
     async def aclose(self) -> None:
         """Close the shared HTTP and Claude clients."""

@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from benchmarks import scripted_model, weather_shapes
-from benchmarks.plan import RANDOM_FAULTS, Fault, Plan, Report, Route
+from benchmarks.plan import HANG_S, RANDOM_FAULTS, Fault, Plan, Report, Route
 
 __all__ = ["FaultServer", "main"]
 
@@ -108,10 +108,16 @@ class _State:
     def _random(self, route: Route, key: str) -> Fault | None:
         number = self._hits[route, key]
         self._hits[route, key] += 1
+        rng = random.Random(f"{self.plan.seed}:{route}:{key}:{number}")
+        draw = rng.random()
+        for share in self.plan.mix:  # the mix: each share of the requests, one draw
+            if share.fault.route == route:
+                if draw < share.rate:
+                    return share.fault
+                draw -= share.rate
         if route not in self.plan.random_routes:
             return None
-        rng = random.Random(f"{self.plan.seed}:{route}:{key}:{number}")
-        return rng.choice(RANDOM_FAULTS[route]) if rng.random() < self.plan.random_rate else None
+        return rng.choice(RANDOM_FAULTS[route]) if draw < self.plan.random_rate else None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -179,6 +185,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _model_fault(self, fault: Fault, message: Json, stream: bool) -> None:
         if fault.kind == "drop":
             return self._drop()
+        if fault.kind == "hang":
+            time.sleep(HANG_S)
+            return self._drop()
         if fault.kind == "stream_error" and stream:
             return self._sse(scripted_model.sse_stream_error(message))
         status = 529 if fault.kind == "stream_error" else fault.status
@@ -187,6 +196,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _weather_fault(self, route: Route, fault: Fault) -> None:
         if fault.kind == "drop":
+            return self._drop()
+        if fault.kind == "hang":  # no answer until long after any client gave up
+            time.sleep(HANG_S)
             return self._drop()
         if fault.kind == "garbage":
             return self._send(200, weather_shapes.GARBAGE.encode(), "text/html")

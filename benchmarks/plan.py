@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["RANDOM_FAULTS", "ROUTES", "Fault", "Plan", "Report", "Route"]
+__all__ = ["HANG_S", "RANDOM_FAULTS", "ROUTES", "Fault", "Plan", "Report", "Route", "Share"]
 
 Route = Literal["messages", "geocoding", "forecast", "wttr"]
 ROUTES: tuple[Route, ...] = ("messages", "geocoding", "forecast", "wttr")
@@ -21,11 +21,23 @@ class Fault(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     route: Route
-    kind: Literal["status", "drop", "garbage", "stream_error"] = "status"
+    kind: Literal["status", "drop", "garbage", "stream_error", "hang"] = "status"
     status: int = 503
     retry_after: int | None = None  # seconds; the server keeps refusing until they have passed
     times: int | None = None  # how many requests it hits; None: every one
     for_s: float | None = None  # only while this many seconds since the plan; None: always
+
+
+HANG_S = 30.0  # how long a "hang" holds its request before answering: past every client's timeout
+
+
+class Share(BaseModel):
+    """A fault that hits this fraction of the requests to its route (`Plan.mix`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rate: float
+    fault: Fault
 
 
 class Plan(BaseModel):
@@ -38,6 +50,7 @@ class Plan(BaseModel):
     faults: tuple[Fault, ...] = ()
     random_rate: float = 0.0  # chance that any one request to a route in `random_routes` fails
     random_routes: tuple[Route, ...] = ()
+    mix: tuple[Share, ...] = ()  # seeded draws per request: each share's fault at its rate
     secrets: tuple[str, ...] = ()  # strings that must never appear in a request to the model
 
 

@@ -44,8 +44,12 @@ _TEMPERATURE = re.compile(r"(-?\d+(?:\.\d+)?)\s*°C")
 
 
 def question_of(messages: list[Json]) -> str:
-    """The text of the conversation's first user message."""
-    return content_text(messages[0]["content"]) if messages else ""
+    """The latest question: the text of the last user message that carries no tool results
+    (in a one-question conversation, its first message)."""
+    for message in reversed(messages):
+        if message.get("role") == "user" and not tool_results(message):
+            return content_text(message.get("content", ""))
+    return ""
 
 
 def cities_in(question: str) -> list[str]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import inspect
 import json
 import re
@@ -160,7 +161,17 @@ def _check_function(fn: object, role: str) -> None:
 
 
 def _input_model(fn: Function, tool_name: str) -> tuple[type[BaseModel], bool]:
-    """The pydantic model the function takes, or one built from its parameters' hints."""
+    """The pydantic model the function takes, or one built from its parameters' hints: built
+    once per function and name (a pydantic model takes a millisecond to make), however many
+    agents offer the tool; a method of an object that cannot be hashed, each time."""
+    try:
+        hash(fn)
+    except TypeError:
+        return _new_input_model(fn, tool_name)
+    return _kept_input_model(fn, tool_name)
+
+
+def _new_input_model(fn: Function, tool_name: str) -> tuple[type[BaseModel], bool]:
     try:
         hints = typing.get_type_hints(fn, include_extras=True)
     except NameError as exc:  # e.g. a type defined inside the function that makes the tool
@@ -178,6 +189,9 @@ def _input_model(fn: Function, tool_name: str) -> tuple[type[BaseModel], bool]:
         fields[param.name] = (hints[param.name], default)
     title = "".join(part.title() for part in tool_name.split("_")) + "Input"
     return create_model(title, __config__=_INPUT_CONFIG, **fields), False
+
+
+_kept_input_model = functools.lru_cache(maxsize=512)(_new_input_model)
 
 
 def _check_parameter(fn: Function, param: inspect.Parameter) -> None:

@@ -19,6 +19,7 @@ happened.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ __all__ = [
     "Registry",
     "Tool",
     "ToolResult",
+    "json_schema",
     "subject_of",
     "to_result",
 ]
@@ -103,13 +105,20 @@ class Tool:
         return {
             "name": self.name,
             "description": self.description,
-            "input_schema": dict(schema) if schema else self.input_model.model_json_schema(),
+            "input_schema": dict(schema) if schema else dict(json_schema(self.input_model)),
         }
 
     def bound(self, policy: Policy | None, listener: Listener | None) -> Tool:
         """This tool on `policy` (its sleep, clock, retry budget) reporting to `listener`;
         itself when it was built for them already."""
         return self if self.rebind is None else self.rebind(policy, listener)
+
+
+@functools.lru_cache(maxsize=512)
+def json_schema(model: type[BaseModel]) -> Mapping[str, Any]:
+    """`model`'s JSON schema, rendered once per model (it takes pydantic about half a
+    millisecond), however many agents offer the tool. Not to be changed: it is shared."""
+    return model.model_json_schema()
 
 
 def to_result(
