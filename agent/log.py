@@ -1,9 +1,15 @@
 """structlog, configured once at the entry points: JSON lines to a file, readable lines on stderr.
 
 Every event passes the redaction processor before any renderer sees it, so no API key, bearer
-token or `key=` value is ever written. Context (turn, tool_use_id, attempt) comes from
-`structlog.contextvars`, bound per call by the loop. A failure's event carries
-`ErrorAction.log_fields()`: error_type, action, retryable and developer_note.
+token or `key=` value is ever written. What is written is escaped: a value may quote an
+upstream body, so control characters (C0, DEL, C1), bidi controls, zero-width characters, the
+byte order mark and the line and paragraph separators are written as `\\uXXXX` — in the JSON
+line a JSON escape (the value reads back unchanged), on stderr the same six characters. A log
+line cannot reorder, hide or split what a person or a program reads of it (`escaped`).
+
+Context (turn, tool_use_id, attempt) comes from `structlog.contextvars`, bound per call by
+the loop. A failure's event carries `ErrorAction.log_fields()`: error_type, action, retryable
+and developer_note.
 
 Logging is best effort: a sink whose write fails (a full disk, `/dev/full`, a closed
 stream) is dropped with one notice on stderr and one `agent.log_sink_dropped` event to the
@@ -15,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
@@ -29,6 +36,7 @@ __all__ = [
     "DROPPED_NOTICE",
     "LogSinks",
     "configure_logging",
+    "escaped",
     "redact_event",
     "shared_processors",
 ]
@@ -62,6 +70,21 @@ def shared_processors() -> list[Processor]:
     ]
 
 
+# What a log line must not carry raw: C0 controls (JSON escapes those itself; on stderr,
+# newline and tab stay), DEL and C1, bidi controls, zero-width characters, the line and
+# paragraph separators, the byte order mark.
+_UNSAFE = r"\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_UNSAFE_IN_JSON = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_ON_STDERR = re.compile(rf"[\x00-\x08\x0b-\x1f{_UNSAFE}]")
+
+
+def escaped(text: str, *, json_text: bool = False) -> str:
+    """`text` with every character a log line must not carry raw written as `\\uXXXX`.
+    `json_text`: `text` is JSON already (its encoder escaped C0), and stays valid JSON."""
+    unsafe = _UNSAFE_IN_JSON if json_text else _UNSAFE_ON_STDERR
+    return unsafe.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 class LogSinks:
     """The last processor: writes each event as JSON to `file` and readable to `console`.
 
@@ -90,7 +113,7 @@ class LogSinks:
             self._file = None
             _write_quietly(self._notice, DROPPED_NOTICE + "\n")
         if self._console is not None and not _wrote(
-            self._console, lambda: str(self._render(logger, method, dict(event))) + "\n"
+            self._console, lambda: escaped(str(self._render(logger, method, dict(event)))) + "\n"
         ):
             dropped.append("console")
             self._console = None
@@ -106,7 +129,7 @@ class LogSinks:
 
 
 def _json_line(event: EventDict) -> str:
-    return json.dumps(event, default=str, ensure_ascii=False) + "\n"
+    return escaped(json.dumps(event, default=str, ensure_ascii=False), json_text=True) + "\n"
 
 
 def _wrote(stream: IO[str], line: Callable[[], str]) -> bool:

@@ -1,16 +1,26 @@
 """One sanitiser for everything printed to a terminal: text from the model (and tool names it
-chose) must not drive the terminal.
+chose, and the descriptions MCP servers give their tools) must not drive the terminal or hide
+what it says.
 
 `for_terminal` removes C0 and C1 control characters except newline and tab, and escape
 sequences whole: CSI (`ESC [ … final`), OSC, DCS, SOS, PM and APC strings (up to BEL or
 `ESC \\`; an unterminated one up to the end of its line), and two-character escapes. So
 `ESC ]0;title BEL` (which retitles the window), `ESC [2J` (which clears it) and a bare `\\r`
 (which lets a line overwrite another) all vanish, leaving their printable words.
+
+It also removes what changes how text reads without being seen: bidi embeddings, overrides
+and isolates (U+202A–202E, U+2066–2069, U+061C), zero-width characters and marks
+(U+200B–200F, U+2060–2064) and the byte order mark (U+FEFF). So `RLO` cannot show
+"txt.exe" as "exe.txt". A run of combining marks keeps its first `MAX_MARKS` per base
+character and loses the rest: accents and vowel signs stay, a flood that would smear over the
+lines around it does not.
+
 `styled` colours a line for a colour terminal, and `cells` says how many columns text takes
 there (wide East Asian characters take two, combining marks none).
 
 Streamed text arrives in pieces, and a sequence may be split between two: `TerminalStream`
-holds back an unfinished sequence at the end of a piece until the next one completes it.
+holds back an unfinished sequence at the end of a piece until the next one completes it, and
+counts a run of marks across pieces.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["TerminalStream", "cells", "for_terminal", "styled"]
+__all__ = ["MAX_MARKS", "TerminalStream", "cells", "for_terminal", "styled"]
 
 _ESC = "\x1b"
 # An escape sequence, whole: CSI with its parameters; OSC, DCS, SOS, PM and APC strings up to
@@ -45,13 +55,73 @@ _UNFINISHED = re.compile(
     re.VERBOSE,
 )
 _HOLD_LIMIT = 512  # an "unfinished" sequence longer than this is dropped, not held
+# Characters that change how text reads without being seen: bidi controls (ALM, LRE…RLO,
+# LRI…PDI), zero-width characters and marks (ZWSP, ZWNJ, ZWJ, LRM, RLM, the word joiner and
+# the invisible operators), and the byte order mark.
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+MAX_MARKS = 4  # combining marks kept on one base character; more are a flood
+# A run of characters at U+0300 or above: every combining mark is in one. Only runs long
+# enough to hold a flood are read character by character.
+_HIGH = re.compile("[\u0300-\U0010ffff]+")
+_MARKS = frozenset({"Mn", "Me"})  # nonspacing and enclosing marks: they stack on one cell
 
 
 def for_terminal(text: str) -> str:
-    """`text` without escape sequences and control characters (newline and tab stay)."""
-    if not _CONTROL.search(text):  # the common case: plain text, returned as it is
-        return text
-    return _CONTROL.sub("", _SEQUENCE.sub("", text))
+    """`text` without escape sequences, control characters, bidi controls or zero-width
+    characters (newline and tab stay), and with runs of combining marks cut to `MAX_MARKS`."""
+    return _cleaned(text, 0)[0]
+
+
+def _cleaned(text: str, marks: int) -> tuple[str, int]:
+    """`for_terminal(text)`, where `marks` combining marks came just before it; and how many
+    end it (for the next piece of a stream)."""
+    if _CONTROL.search(text):
+        text = _CONTROL.sub("", _SEQUENCE.sub("", text))
+    if text.isascii():  # the common case: nothing more to look at
+        return text, 0
+    return _thinned(_INVISIBLE.sub("", text), marks)
+
+
+def _thinned(text: str, marks: int) -> tuple[str, int]:
+    """`text` with at most `MAX_MARKS` combining marks in a row (`marks` of them just before
+    it), and the number of marks it ends with."""
+    out: list[str] = []
+    done, ending = 0, 0
+    for run in _HIGH.finditer(text):
+        chars = run.group()
+        before = marks if run.start() == 0 else 0  # a character below U+0300 is no mark
+        if before + len(chars) <= MAX_MARKS:  # too short to hold a flood
+            ending = _trailing_marks(chars, before)
+            continue
+        kept, ending = _marks_kept(chars, before)
+        out += [text[done : run.start()], kept]
+        done = run.end()
+    out.append(text[done:])
+    return "".join(out), ending if text and text[-1] >= "\u0300" else 0
+
+
+def _marks_kept(run: str, marks: int) -> tuple[str, int]:
+    """`run`, each base character keeping at most `MAX_MARKS` marks; the marks it ends with."""
+    kept: list[str] = []
+    for char in run:
+        if unicodedata.category(char) in _MARKS:
+            marks += 1
+            if marks > MAX_MARKS:
+                continue
+        else:
+            marks = 0
+        kept.append(char)
+    return "".join(kept), marks
+
+
+def _trailing_marks(text: str, before: int) -> int:
+    """How many combining marks end `text` (and `before` more, if it is all marks)."""
+    count = 0
+    for char in reversed(text):
+        if unicodedata.category(char) not in _MARKS:
+            return count
+        count += 1
+    return before + count
 
 
 _STYLES = {"bold": "1", "dim": "2", "red": "31", "yellow": "33"}
@@ -81,6 +151,7 @@ class TerminalStream:
 
     def __init__(self) -> None:
         self._held = ""
+        self._marks = 0  # combining marks at the end of what was printed so far
 
     def feed(self, piece: str) -> str:
         """What of `piece` (after anything held back) is safe to print now."""
@@ -88,9 +159,15 @@ class TerminalStream:
         self._held = ""
         if (tail := _UNFINISHED.search(text)) is not None and len(tail.group()) <= _HOLD_LIMIT:
             text, self._held = text[: tail.start()], tail.group()
-        return for_terminal(text)
+        return self._printed(text)
 
     def flush(self) -> str:
         """The end of the stream: whatever was held back, sanitised (usually nothing)."""
         text, self._held = self._held, ""
-        return for_terminal(text)
+        return self._printed(text)
+
+    def _printed(self, text: str) -> str:
+        if not text:
+            return text
+        text, self._marks = _cleaned(text, self._marks)
+        return text

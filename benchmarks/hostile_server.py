@@ -46,6 +46,7 @@ __all__ = [
     "big_body",
     "deltas_forever",
     "echo_tool_results",
+    "in_pieces",
     "never_answers",
     "pings_forever",
     "raw_json",
@@ -335,6 +336,33 @@ def deltas_forever(every_s: float = TICK_S) -> Route:
         exchange.write(sse_bytes(events[:2]))  # message_start, content_block_start
         _, delta = events[2]
         exchange.forever(lambda _n: sse_bytes([("content_block_delta", delta)]), every_s)
+
+    return route
+
+
+def _deltas(pieces: list[str]) -> list[bytes]:
+    """A whole stream whose text comes in `pieces`, a delta each: each event framed."""
+    opening, block_start, delta, *closing = sse_events(message_body(text_block("")))
+    deltas = [
+        ("content_block_delta", {**delta[1], "delta": {"type": "text_delta", "text": piece}})
+        for piece in pieces
+    ]
+    return [sse_bytes([event]) for event in (opening, block_start, *deltas, *closing)]
+
+
+def in_pieces(text: str, size: int = 1) -> Route:
+    """A well-behaved model that streams `text` `size` characters a delta (JSON when the
+    client did not ask for a stream)."""
+
+    def route(exchange: Exchange) -> None:
+        if not exchange.streaming:
+            _reply(exchange, message_body(text_block(text)))
+            return
+        events = _deltas([text[n : n + size] for n in range(0, len(text), size)])
+        exchange.start(200, "text/event-stream", length=sum(map(len, events)))
+        for event in events:
+            if not exchange.write(event):
+                return
 
     return route
 
