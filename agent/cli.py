@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from agent import DEFAULT_MODEL  # the package itself imports nothing
+from agent import DEFAULT_MODEL, QUESTION_CHARS  # the package itself imports nothing
 
 if TYPE_CHECKING:
     from agent.settings import Settings
@@ -185,6 +185,12 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
     question = " ".join(args.question).strip()
     if not question:
         io.stderr.write("agent ask: the question is empty.\n")
+        return EXIT_USAGE
+    if len(question) > QUESTION_CHARS:  # refused before anything starts, so nothing is sent
+        io.stderr.write(
+            f"agent ask: the question is {len(question):,} characters long and may be at most "
+            f"{QUESTION_CHARS:,}; nothing was sent.\n"
+        )
         return EXIT_USAGE
 
     def answer(settings: Settings, mcp: list[McpServer]) -> int:

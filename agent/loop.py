@@ -12,6 +12,9 @@ A turn has a deadline (`Limits.turn_timeout_s`, AGENT_TURN_TIMEOUT): every model
 within it and every tool round is cut at what is left of it. When it runs out, the turn ends
 with one plain sentence (`records.out_of_time`), unanswered.
 
+A question longer than `Limits.question_chars` (32,000 characters) is refused before anything
+is sent, with one plain sentence (`records.too_long`), unanswered.
+
 The turn runs in a `Conversation.turn()` scope: only an answered turn commits what it added.
 """
 
@@ -24,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from agent import AGENT_NAME, records
+from agent import AGENT_NAME, QUESTION_CHARS, records
 from agent.conversation import Conversation, TurnScope
 from agent.models import (
     ModelCaller,
@@ -67,6 +70,7 @@ class Limits:
     max_tool_calls: int = 8  # tool calls one reply may run; the rest are answered "not run"
     max_concurrent_tools: int = 16  # tool calls running at once in one agent, across turns
     history_tokens: int = 20_000  # the history kept, at turn boundaries (oldest turns dropped)
+    question_chars: int = QUESTION_CHARS  # the longest question sent; a longer one is refused
 
     def tool_bound_s(self, policy: Policy | None = None) -> float:
         """One tool call's bound: `tool_timeout_s`, else the tools' whole-call deadline (of
@@ -190,6 +194,8 @@ class Turn:
             span.fail(answer.error)
 
     async def _run(self, question: str) -> Answer:
+        if len(question) > self._limits.question_chars:
+            return self._too_long(question)
         limit = self._limits.turn_time_s()
         self._deadline = Deadline.after(limit, self._caller.engine.policy.clock)
         self._keep_history_in_bounds()
@@ -204,6 +210,12 @@ class Turn:
                 record = records.out_of_time(limit)
                 log.warning("agent.turn_timed_out", **record.log_fields())
                 return self._answer(record.user_message, None, answered=False, error=record)
+
+    def _too_long(self, question: str) -> Answer:
+        """A question past the cap: refused, nothing sent, the history as it was."""
+        record = records.too_long(len(question), self._limits.question_chars)
+        log.warning("agent.question_too_long", chars=len(question), **record.log_fields())
+        return self._answer(record.user_message, None, answered=False, error=record)
 
     def _keep_history_in_bounds(self) -> None:
         """Before the question: the oldest whole turns dropped until the history fits."""

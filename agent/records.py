@@ -27,6 +27,7 @@ __all__ = [
     "WRAP_UP",
     "bounded",
     "out_of_time",
+    "too_long",
     "too_many",
 ]
 
@@ -112,6 +113,19 @@ def too_many(limit: int) -> ErrorAction:
         "once; ask for fewer at a time, the most important first.",
         f"Split the work: at most {limit} tool calls per reply.",
         f"a reply asked for more than {limit} tool calls; the rest were not run",
+    )
+
+
+def too_long(chars: int, limit: int) -> ErrorAction:
+    """A question (or a line typed into the chat) of `chars` characters, past the cap of
+    `limit`: refused before anything is sent."""
+    return _record(
+        "question_too_long",
+        F,  # the same text would be refused the same way: shorten it
+        f"This is {chars:,} characters long and a question may be at most {limit:,}, so "
+        "nothing was sent; please shorten it, or ask about a part of it at a time.",
+        f"Send at most {limit} characters in one question.",
+        f"a question of {chars} characters, over the {limit}-character cap; nothing was sent",
     )
 
 

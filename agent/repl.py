@@ -1,4 +1,6 @@
 """`agent chat`: a conversation kept across turns, slash commands, Ctrl-C cancels the turn.
+A line longer than a question may be (`QUESTION_CHARS`) is refused with one sentence, and the
+next line is read.
 
 `Repl.handle` is the async core (one line in, output through a `Screen`); `run_repl` is the
 synchronous driver around it, one event loop for the whole session (`asyncio.Runner`), so a
@@ -14,10 +16,12 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import IO, Any
 
+from agent import QUESTION_CHARS
 from agent.app import Agent
 from agent.console import Screen, trace_table
 from agent.conversation import Conversation
 from agent.loop import Answer
+from agent.records import too_long
 from resilience import Event, Listener, recording_attempts
 
 __all__ = [
@@ -74,7 +78,10 @@ class Repl:
         text = line.strip()
         if not text:
             return True
-        if text.startswith("/"):
+        if len(text) > QUESTION_CHARS:  # nothing is sent
+            self.screen.line(too_long(len(text), QUESTION_CHARS).user_message, style="yellow")
+            going_on = True
+        elif text.startswith("/"):
             going_on = self._command(text)
         else:
             await self._turn(text)

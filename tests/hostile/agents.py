@@ -81,14 +81,24 @@ def run_agent(
     """`python -m agent argv…` in a child process of its own, with `env` (and PATH, HOME,
     the locale, and PYTHONPATH at this repository) and `stdin` typed in; killed, and the
     test failed, if it outlasts `guard_s` (default `CHILD_GUARD_S`)."""
-    inherited = {name: os.environ[name] for name in _INHERITED if name in os.environ}
     child = subprocess.run(  # noqa: S603 - this interpreter, this repository's module
-        [sys.executable, "-m", "agent", *argv],
+        agent_command(argv),
         input=stdin.encode() if isinstance(stdin, str) else stdin,
         capture_output=True,
-        env={**inherited, "PYTHONPATH": str(REPO), **env},
+        env=child_env(env),
         cwd=REPO,
         timeout=guard_s or CHILD_GUARD_S,
         check=False,
     )
     return Ran(child.returncode, child.stdout.decode(), child.stderr.decode())
+
+
+def agent_command(argv: list[str]) -> list[str]:
+    """`python -m agent argv…`, with this interpreter."""
+    return [sys.executable, "-m", "agent", *argv]
+
+
+def child_env(env: Mapping[str, str]) -> dict[str, str]:
+    """`env`, with PATH, HOME and the locale inherited and PYTHONPATH at this repository."""
+    inherited = {name: os.environ[name] for name in _INHERITED if name in os.environ}
+    return {**inherited, "PYTHONPATH": str(REPO), **env}
