@@ -256,11 +256,15 @@ def _run_agent(
 
     def traced(settings: Settings) -> int:
         from agent import otel  # OpenTelemetry itself only when tracing is on
+        from errors import BadSetting
 
         try:
             session = otel.start(args.otel, io.env, write=io.stderr.write)
         except otel.TracingUnavailable as missing:
             io.stderr.write(f"agent: {missing}.\n")
+            return EXIT_USAGE
+        except BadSetting as bad:  # an OTLP endpoint that is no URL
+            io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
             return EXIT_USAGE
         try:
             return body(settings, servers)
