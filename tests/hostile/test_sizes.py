@@ -23,7 +23,14 @@ from agent.cli import EXIT_OK, EXIT_USAGE
 from agent.explain import LLM_BATCH, parse_lines, run
 from agent.settings import Settings
 from benchmarks.hostile_server import HostileServer, answer
-from tests.hostile.agents import CHILD_GUARD_S, REPO, agent_command, child_env, run_agent
+from tests.hostile.agents import (
+    CHILD_GUARD_S,
+    REPO,
+    agent_command,
+    child_env,
+    cli,
+    run_agent,
+)
 
 CAP = 32_000  # agent.QUESTION_CHARS: the longest question sent
 
@@ -44,9 +51,9 @@ def test_agent_ask_refuses_a_question_past_the_cap_and_sends_nothing() -> None:
 def test_a_question_at_the_cap_is_still_sent() -> None:
     """The cap is on what is too long, not on what is long: 32,000 characters are asked."""
     with HostileServer(messages=answer("Four.")) as server:
-        ran = run_agent(["ask", "w" * CAP], server.env())
+        code, out, _ = cli(["ask", "w" * CAP], server.env())
         asked = server.model_requests()
-    assert (ran.code, ran.out, len(asked)) == (EXIT_OK, "Four.\n", 1)
+    assert (code, out, len(asked)) == (EXIT_OK, "Four.\n", 1)
 
 
 def test_the_repl_refuses_a_10_mb_line_and_takes_the_next() -> None:

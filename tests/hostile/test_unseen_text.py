@@ -80,8 +80,7 @@ def test_tools_shows_an_mcp_description_plainly() -> None:
     assert "Reads files and notes here" in line
 
 
-@pytest.mark.parametrize("verbose", [False, True], ids=["log file", "--verbose"])
-def test_the_log_escapes_what_an_upstream_body_hides(tmp_path: Path, verbose: bool) -> None:
+def test_the_log_escapes_what_an_upstream_body_hides(tmp_path: Path) -> None:
     """An upstream error body with an RLO, a PDF, a zero-width space and a C1 character: the
     log file holds them as JSON escapes (the value reads back unchanged), and stderr with
     --verbose as `\\uXXXX` text."""
@@ -89,17 +88,15 @@ def test_the_log_escapes_what_an_upstream_body_hides(tmp_path: Path, verbose: bo
     body = json.dumps(error_body("api_error", message), ensure_ascii=False).encode()
     log = tmp_path / "agent.jsonl"
     with HostileServer(messages=raw_json(body, status=500)) as server:
-        argv = ["--verbose", "ask", "hi"] if verbose else ["ask", "hi"]
-        ran = run_agent(argv, server.env(AGENT_LOG_FILE=str(log)))
+        ran = run_agent(["--verbose", "ask", "hi"], server.env(AGENT_LOG_FILE=str(log)))
     assert ran.code == 1
     raw = log.read_text(encoding="utf-8")
     assert not UNSEEN.search(raw)
     assert not re.search("[\x7f-\x9f]", raw)
     notes = [json.loads(line).get("developer_note", "") for line in raw.splitlines()]
     assert any("\u202eyek_eht\u202c" in note for note in notes)  # escaped, not lost
-    if verbose:
-        assert not UNSEEN.search(ran.err)
-        assert "\\u202eyek_eht\\u202c" in ran.err
+    assert not UNSEEN.search(ran.err)
+    assert "\\u202eyek_eht\\u202c" in ran.err
 
 
 @pytest.mark.parametrize(
