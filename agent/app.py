@@ -188,6 +188,7 @@ async def open_agent(
         model_policy(policy, attempt_timeout_s=settings.model_timeout_s),
         listener,
         base_url=settings.base_url,
+        stall_s=settings.model_stall_s,
     )
     closers: list[Callable[[], Awaitable[None]]] = [caller.aclose]
     if http is None:

@@ -2,11 +2,13 @@
 
 Stop reasons: `tool_use` runs every tool call and asks again; `pause_turn` sends the turn back
 as it is, running any tool calls in it first (every `tool_use` gets its `tool_result`);
-`max_tokens` says the answer was cut short; `refusal` passes the refusal on;
-`model_context_window_exceeded`, like a 400 "prompt is too long", drops earlier turns and asks
-again, or says so. Past `max_rounds`, or once the model keeps repeating a failing call, the
-model is asked once more with tools switched off; if even that does not give an answer, the
-agent phrases one itself. A reply with no text at all is no answer: the turn ends unanswered.
+`max_tokens` says the answer was cut short; `models.CUT_OFF` (a stream that stopped coming
+after it had shown text) keeps what was shown and says it was cut off; `refusal` passes the
+refusal on; `model_context_window_exceeded`, like a 400 "prompt is too long", drops earlier
+turns and asks again, or says so. Past `max_rounds`, or once the model keeps repeating a
+failing call, the model is asked once more with tools switched off; if even that does not
+give an answer, the agent phrases one itself. A reply with no text at all is no answer: the
+turn ends unanswered.
 
 A turn has a deadline (`Limits.turn_timeout_s`, AGENT_TURN_TIMEOUT): every model call runs
 within it and every tool round is cut at what is left of it. When it runs out, the turn ends
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from agent import AGENT_NAME, QUESTION_CHARS, records
+from agent import AGENT_NAME, QUESTION_CHARS, models, records
 from agent.conversation import Conversation, TurnScope
 from agent.models import (
     ModelCaller,
@@ -247,6 +249,8 @@ class Turn:
                 return await self._paused(reply)
             case "max_tokens":
                 return self._finish(reply, records.CUT_SHORT)
+            case models.CUT_OFF:  # its stream stopped after text was shown: kept as it is
+                return self._finish(reply, records.BROKE_OFF)
             case "refusal":
                 return self._refused(reply)
             case "model_context_window_exceeded":

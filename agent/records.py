@@ -13,6 +13,8 @@ from __future__ import annotations
 from errors import Action, ErrorAction, duration
 
 __all__ = [
+    "ASKED_AGAIN",
+    "BROKE_OFF",
     "BUSY",
     "CONTEXT_FULL",
     "CUT_SHORT",
@@ -156,6 +158,11 @@ def bounded(calls: int, *, why: str, failed: bool) -> ErrorAction:
 # --- what a turn adds to an answer, or asks the model ------------------------------------------
 
 CUT_SHORT = "(The answer was cut short because it reached the length limit.)"
+# After an answer whose stream stopped making progress (or ran out of time) once text was
+# shown: what was shown is kept, and this follows it.
+BROKE_OFF = "(The answer stopped coming here, so it is cut off; ask again for the rest.)"
+# Before a model is asked again after an answer broke off part way (a mid-stream failure).
+ASKED_AGAIN = "(The answer above broke off, so the model is being asked again.)"
 CONTEXT_FULL = (
     "(The answer was cut short: this conversation no longer fits in the model's memory; start "
     "a new one with /reset.)"

@@ -29,6 +29,7 @@ from tools import Endpoints, check_http_url
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DEFAULT_MODEL_STALL_S",
     "DEFAULT_MODEL_TIMEOUT_S",
     "DEFAULT_TURN_TIMEOUT_S",
     "MIN_LENGTH",
@@ -39,6 +40,9 @@ __all__ = [
 ]
 
 DEFAULT_MODEL_TIMEOUT_S = 120.0  # one model attempt, streaming included (AGENT_MODEL_TIMEOUT)
+# One model attempt without progress: nothing new (only pings, blank deltas, or bytes that
+# never complete an event) for this long and it is cut (AGENT_MODEL_STALL_TIMEOUT).
+DEFAULT_MODEL_STALL_S = 30.0
 DEFAULT_TURN_TIMEOUT_S = 300.0  # one question, every model call and tool round (AGENT_TURN_TIMEOUT)
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -56,6 +60,7 @@ class Settings:
     endpoints: Endpoints = field(default_factory=Endpoints)
     verbose: bool = False
     model_timeout_s: float = DEFAULT_MODEL_TIMEOUT_S  # one model attempt, however it streams
+    model_stall_s: float = DEFAULT_MODEL_STALL_S  # one model attempt without progress
     turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S  # one whole turn
 
     def __post_init__(self) -> None:
@@ -93,6 +98,7 @@ class Settings:
             endpoints=Endpoints.from_env(env, lenient=offline),
             verbose=verbose,
             model_timeout_s=_seconds(env, "AGENT_MODEL_TIMEOUT", DEFAULT_MODEL_TIMEOUT_S),
+            model_stall_s=_seconds(env, "AGENT_MODEL_STALL_TIMEOUT", DEFAULT_MODEL_STALL_S),
             turn_timeout_s=_seconds(env, "AGENT_TURN_TIMEOUT", DEFAULT_TURN_TIMEOUT_S),
         )
 

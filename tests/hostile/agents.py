@@ -36,16 +36,19 @@ def claude_agent(
     attempt_s: float = 5.0,
     read_s: float = 5.0,
     turn_s: float = 20.0,
+    stall_s: float | None = None,
     tools: Registry | None = None,
     limits: Limits | None = None,
     sleep: Callable[[float], Awaitable[None]] = no_sleep,
 ) -> Agent:
     """Claude (the real SDK, on real sockets) at `server`: `read_s` for the first byte and
-    each gap, `attempt_s` for one attempt in all, `turn_s` for the turn."""
+    each gap, `attempt_s` for one attempt in all, `stall_s` for one attempt without progress
+    (None: the default), `turn_s` for the turn."""
     model = ClaudeModel(api_key=KEY, base_url=server.base, timeout=http_timeout(read_s=read_s))
     policy = dataclasses.replace(MODEL_POLICY, attempt_timeout_s=attempt_s, sleep=sleep)
     limits = dataclasses.replace(limits or Limits(), turn_timeout_s=turn_s)
-    agent = Agent(ModelCaller(model, policy), tools or registry(), limits)
+    stall = {} if stall_s is None else {"stall_s": stall_s}
+    agent = Agent(ModelCaller(model, policy, **stall), tools or registry(), limits)
     agent.closers.append(model.aclose)
     return agent
 
