@@ -102,16 +102,16 @@ async def test_text_forever_is_cut_at_the_attempt_limit_and_kept() -> None:
 
 
 async def test_a_live_answer_streaming_longer_than_the_window_is_not_cut() -> None:
-    """A word every 0.05 s for 50 words, with a 1 s no-progress window: the stream lasts
+    """A word every 0.05 s for 30 words, with a 1 s no-progress window: the stream lasts
     longer than the window in all, but something new keeps coming, so it is read to its end."""
-    async with HostileServer(messages=steadily(50, 0.05)) as server:
+    async with HostileServer(messages=steadily(30, 0.05)) as server:
         agent = claude_agent(server, attempt_s=120.0, stall_s=1.0)
         async with asyncio.timeout(GUARD_S):
             answer = await agent.ask("hi", on_text=lambda _text: None)
             await agent.aclose()
     assert answer.answered is True
     assert answer.stop_reason == "end_turn"
-    assert answer.text == " ".join(f"w{n}" for n in range(50))
+    assert answer.text == " ".join(f"w{n}" for n in range(30))
     assert len(server.model_requests()) == 1
 
 
