@@ -193,6 +193,7 @@ async def open_agent(
         ),
         listener,
         base_url=settings.base_url,
+        stall_s=settings.model_stall_s,
     )
     closers: list[Callable[[], Awaitable[None]]] = [caller.aclose]
     if http is None:

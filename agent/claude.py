@@ -38,6 +38,7 @@ from agent.models import (
     ModelRequest,
     OtherBlock,
     Paragraphs,
+    Progress,
     PromptTooLong,
     Reply,
     Text,
@@ -49,7 +50,7 @@ from agent.settings import DEFAULT_MODEL
 from errors import BadUpstreamData, ResponseTooLarge
 
 if TYPE_CHECKING:
-    from anthropic.lib.streaming import AsyncMessageStream
+    from anthropic.lib.streaming import AsyncMessageStream, ParsedMessageStreamEvent
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -161,8 +162,10 @@ class _Capped(httpx2.AsyncByteStream):
 
 # The SDK waits up to ten minutes by default; a turn must end in bounded time. These bound
 # each step of one request: opening the connection, and the wait for the first byte and then
-# between any two bytes. A trickle that keeps each gap short is ended by the attempt's own
-# wall-clock limit (AGENT_MODEL_TIMEOUT, the engine's `attempt_timeout_s`), streaming included.
+# between any two bytes. A trickle that keeps each gap short, or a stream of pings or blank
+# deltas, is ended by the attempt's no-progress window (AGENT_MODEL_STALL_TIMEOUT: this model
+# reports each event that brings something new), and anything else by the attempt's own
+# wall-clock limit (AGENT_MODEL_TIMEOUT), streaming included (see agent.models.ModelCaller).
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 15.0  # a dead endpoint is reported after two attempts: about 30 s
 # The API has no error code for it, only this wording (checked against 2.14's 400 bodies).
@@ -261,14 +264,19 @@ class ClaudeModel:
         return self._client
 
     async def create(self, request: ModelRequest) -> Reply:
-        """One whole reply; raises the SDK's exceptions, or ours (see the module's doc)."""
+        """One whole reply; raises the SDK's exceptions, or ours (see the module's doc).
+        Progress is reported when the request goes out and, streaming, for each event that
+        brings something new (`_news`); a whole answer brings its news all at once, at its
+        end."""
         params = self._params(request)
+        progress = request.on_progress or _nothing
+        progress()
         with _translated():
             if request.on_text is None:
                 answer: object = await self._client.messages.create(**params)
             else:
                 async with self._client.messages.stream(**params) as stream:
-                    answer = await _streamed(stream, request.on_text)
+                    answer = await _streamed(stream, request.on_text, progress)
         return to_reply(_checked(answer))
 
     async def aclose(self) -> None:
@@ -287,10 +295,13 @@ class ClaudeModel:
         }
 
 
-async def _streamed(stream: AsyncMessageStream, on_text: TextSink) -> object:
-    """The whole message; its text to `on_text` as it streams, laid out as `Reply.text` is."""
+async def _streamed(stream: AsyncMessageStream, on_text: TextSink, progress: Progress) -> object:
+    """The whole message; its text to `on_text` as it streams, laid out as `Reply.text` is;
+    `progress()` for each event that brings something new."""
     paragraphs = Paragraphs(on_text)
     async for event in stream:
+        if _news(event):
+            progress()
         if event.type == "content_block_start":
             paragraphs.block(event.content_block.type)
         elif event.type == "content_block_delta" and event.delta.type == "text_delta":
@@ -299,6 +310,27 @@ async def _streamed(stream: AsyncMessageStream, on_text: TextSink) -> object:
         return await stream.get_final_message()
     except AssertionError as exc:  # the SDK asserts it saw a message_start: not SSE at all
         raise BadUpstreamData("a 200 stream without any message events", source=SOURCE) from exc
+
+
+def _nothing() -> None:
+    return None
+
+
+# What a delta carries, by its type; the SDK repeats each delta as one of the events in
+# _ECHOES, which are no news of their own. Pings never get here: the SDK drops them.
+_DELTA_FIELDS = ("text", "partial_json", "thinking", "signature")
+_ECHOES = frozenset({"text", "input_json", "thinking", "signature", "citation"})
+
+
+def _news(event: ParsedMessageStreamEvent[Any]) -> bool:
+    """Whether a stream event brings something new: a delta that is more than blank space
+    (of any kind but text, JSON, thinking or a signature, such as a citation: always), or any
+    other event of the message (it starts, a block starts or ends, it ends)."""
+    if event.type == "content_block_delta":
+        carried = [getattr(event.delta, name, None) for name in _DELTA_FIELDS]
+        words = [value for value in carried if isinstance(value, str)]
+        return not words or any(word.strip() for word in words)
+    return event.type not in _ECHOES
 
 
 @contextlib.contextmanager

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from agent import DEFAULT_MODEL  # the package itself imports nothing
+from agent import DEFAULT_MODEL, QUESTION_CHARS  # the package itself imports nothing
 from agent.signals import SIGPIPE, exit_code, silence, stopped_by, stopping_on_signals, write_out
 
 if TYPE_CHECKING:
@@ -203,6 +203,7 @@ _TALK_VARIABLES: Rows = (
     ("AGENT_FALLBACK_MODEL", "a second model, for when the first stays overloaded (default: none)"),
     ("AGENT_OFFLINE", "1, true, yes or on: offline even with a key"),
     ("AGENT_MODEL_TIMEOUT", "seconds one model attempt may take in all (default: 120)"),
+    ("AGENT_MODEL_STALL_TIMEOUT", "seconds a model attempt may bring nothing new (default: 30)"),
     ("AGENT_TURN_TIMEOUT", "seconds one question may take in all (default: 300)"),
     ("AGENT_LOG_FILE", "a JSON-lines log of every event, created 0600 (default: none)"),
     ("OPEN_METEO_GEOCODING_URL", "Open-Meteo's geocoding endpoint"),
@@ -320,6 +321,12 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
     question = " ".join(args.question).strip()
     if not question:
         io.stderr.write("agent ask: the question is empty.\n")
+        return EXIT_USAGE
+    if len(question) > QUESTION_CHARS:  # refused before anything starts, so nothing is sent
+        io.stderr.write(
+            f"agent ask: the question is {len(question):,} characters long and may be at most "
+            f"{QUESTION_CHARS:,}; nothing was sent.\n"
+        )
         return EXIT_USAGE
 
     def answer(settings: Settings, mcp: list[McpServer]) -> int:
@@ -495,11 +502,15 @@ def _run_agent(
 
     def traced(settings: Settings) -> int:
         from agent import otel  # OpenTelemetry itself only when tracing is on
+        from errors import BadSetting
 
         try:
             session = otel.start(args.otel, io.env, write=io.stderr.write)
         except otel.TracingUnavailable as missing:
             io.stderr.write(f"agent: {missing}.\n")
+            return EXIT_USAGE
+        except BadSetting as bad:  # an OTLP endpoint that is no URL
+            io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
             return EXIT_USAGE
         try:
             return body(settings, servers)

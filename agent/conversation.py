@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol, cast
 
 from errors import redact
-from errors._redact import INVISIBLE
+from errors._redact import INVISIBLE, without_mark_floods
 
 if TYPE_CHECKING:
     from anthropic.types import (
@@ -58,23 +57,19 @@ __all__ = [
 CHARS_PER_TOKEN = 4  # a cheap, conservative estimate for English text and JSON
 MAX_TO_MODEL = 50_000  # characters of one text (a question, a tool result) the model is sent
 DATA_TAG = "tool_output"  # what wraps text from outside the project
-_COMBINING_FLOOD = re.compile(
-    "([\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3})"
-    "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
-)
 
 
 def to_model(text: str, *, source: str = "") -> str:
     """`text` as it may enter the conversation the model reads: the one boundary every
     question and tool result crosses. Secrets masked (`errors.redact`: registered values and
     known patterns), invisible characters removed (`errors._redact.INVISIBLE`), a flood of
-    combining marks cut to three, at most `MAX_TO_MODEL` characters (the rest counted, not
-    sent). Text from outside the project — an MCP server's answer, a `@tool` function's —
-    names its `source` and is wrapped as data (`<tool_output source="…">`), never as words
-    of ours, with any closing tag inside it defused."""
+    combining marks cut to `errors._redact.MAX_MARKS`, at most `MAX_TO_MODEL` characters (the
+    rest counted, not sent). Text from outside the project — an MCP server's answer, a
+    `@tool` function's — names its `source` and is wrapped as data (`<tool_output
+    source="…">`), never as words of ours, with any closing tag inside it defused."""
     text = redact(text)
     if not (text.isascii() and text.isprintable()):
-        text = _COMBINING_FLOOD.sub(r"\1", INVISIBLE.sub("", text))
+        text = without_mark_floods(INVISIBLE.sub("", text))
     if len(text) > MAX_TO_MODEL:
         text = f"{text[:MAX_TO_MODEL]}\n[cut: {len(text) - MAX_TO_MODEL} more characters]"
     if not source:

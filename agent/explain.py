@@ -8,10 +8,15 @@ as the error's text; and a line that is not JSON — a raw log line — is the e
 A stack trace pasted as text is one error (read by its last exception line): lines not
 separated by a blank line are one error when a line after the first is an indented frame or
 they start "Traceback (most recent call last):"; other lines are one error each, as a log's
-are. `--text` takes the whole of stdin as one error. A line that cannot be an input (a JSON
-object without `error`, a line that starts like a JSON object but is broken, bytes that are not
-UTF-8) gets one plain message naming its line number on stderr and nothing on stdout;
-processing continues and the exit status is 1.
+are (a run of more than `BLOCK_LINES` is read `BLOCK_LINES` at a time). `--text` takes the
+whole of stdin as one error. A line that cannot be an input (a JSON object without `error`, a
+line that starts like a JSON object but is broken, bytes that are not UTF-8) gets one plain
+message naming its line number on stderr and nothing on stdout; processing continues and the
+exit status is 1.
+
+Input is read as it is answered, so memory is bounded however long the input: the rules
+answer a line at a time; `--llm` reads a batch of `LLM_BATCH` lines, answers them together,
+writes (and flushes) their results in order, and only then reads the next batch.
 
 This path must stay light: it imports the anthropic SDK only for `--llm`, and then builds its
 client with `agent.claude.new_client` (a bounded timeout, the SDK's retries off). `--llm` asks
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -49,11 +55,21 @@ from errors import (
 if TYPE_CHECKING:
     from agent.settings import Settings
 
-__all__ = ["TERMINAL_HINT", "ExplainRequest", "Line", "LlmMode", "parse_lines", "run"]
+__all__ = [
+    "BLOCK_LINES",
+    "LLM_BATCH",
+    "TERMINAL_HINT",
+    "ExplainRequest",
+    "Line",
+    "LlmMode",
+    "parse_lines",
+    "run",
+]
 
 _NOT_UTF8 = "not UTF-8 text"
 
-LLM_BATCH = 8  # Claude calls in flight at once with --llm
+LLM_BATCH = 8  # Claude calls in flight at once with --llm, and the lines read ahead for them
+BLOCK_LINES = 500  # lines of text without a blank line between held to see if they are a trace
 LlmMode = Literal["always", "auto"]
 TERMINAL_HINT = (
     "explain-error: type or paste one error a line (its text, or JSON like "
@@ -133,6 +149,9 @@ def parse_lines(lines: Iterable[str], *, whole: bool = False) -> Iterator[Line]:
     for number, raw in enumerate(lines, start=1):
         if raw.strip() and not _json_like(raw):
             block.append((number, raw.rstrip("\r\n")))
+            if len(block) == BLOCK_LINES:  # held no longer: one error, or one a line
+                yield from _block(block)
+                block = []
             continue
         yield from _block(block)
         block = []
@@ -251,18 +270,20 @@ async def _always(
     out: IO[str],
     err: IO[str],
 ) -> bool:
-    """Claude for every line, LLM_BATCH at once, the results in input order."""
+    """Claude for every line, LLM_BATCH at once, the results in input order: a batch is read,
+    answered and written before the next is read, so no more than a batch is held, however
+    long the input."""
 
     async def answer(r: ExplainRequest | None) -> ErrorAction | None:
         return None if r is None else await explain(*r.arguments())
 
-    parsed = list(lines)
     ok = True
-    for start in range(0, len(parsed), LLM_BATCH):
-        batch = parsed[start : start + LLM_BATCH]
+    lines = iter(lines)
+    while batch := list(itertools.islice(lines, LLM_BATCH)):  # read only what is answered next
         answers = await asyncio.gather(*(answer(line.request) for line in batch))
         for line, action in zip(batch, answers, strict=True):
             ok &= _write(line, action, out, err)
+        out.flush()  # this batch's answers out before the next is read
     return ok
 
 

@@ -1,9 +1,15 @@
 """structlog, configured once at the entry points: JSON lines to a file, readable lines on stderr.
 
 Every event passes the redaction processor before any renderer sees it, so no API key, bearer
-token or `key=` value is ever written. Context (turn, tool_use_id, attempt) comes from
-`structlog.contextvars`, bound per call by the loop. A failure's event carries
-`ErrorAction.log_fields()`: error_type, action, retryable and developer_note.
+token or `key=` value is ever written. What is written is escaped: a value may quote an
+upstream body, so control characters (C0, DEL, C1), bidi controls, zero-width characters, the
+byte order mark and the line and paragraph separators are written as `\\uXXXX` — in the JSON
+line a JSON escape (the value reads back unchanged), on stderr the same six characters. A log
+line cannot reorder, hide or split what a person or a program reads of it (`escaped`).
+
+Context (turn, tool_use_id, attempt) comes from `structlog.contextvars`, bound per call by
+the loop. A failure's event carries `ErrorAction.log_fields()`: error_type, action, retryable
+and developer_note.
 
 Logging is best effort: a sink whose write fails (a full disk, a closed stream) is dropped
 with one notice on stderr and one `agent.log_sink_dropped` event to the sinks still working;
@@ -26,6 +32,7 @@ from typing import IO, TYPE_CHECKING, Any
 import structlog
 
 from errors import redact
+from errors._redact import escape_invisible
 from tools.files import NotPrivate, open_private
 
 if TYPE_CHECKING:
@@ -37,6 +44,7 @@ __all__ = [
     "UNUSABLE_NOTICE",
     "LogSinks",
     "configure_logging",
+    "escaped",
     "open_log",
     "redact_event",
     "shared_processors",
@@ -91,6 +99,13 @@ def shared_processors() -> list[Processor]:
     ]
 
 
+def escaped(text: str) -> str:
+    """`text` with every character a log line must not carry raw written as `\\uXXXX`
+    (`errors._redact.INVISIBLE`, the list every boundary uses). JSON text stays valid JSON:
+    its encoder has escaped C0 already, and the rest become JSON escapes."""
+    return escape_invisible(text)
+
+
 class LogSinks:
     """The last processor: writes each event as JSON to `file` and readable to `console`.
 
@@ -119,7 +134,7 @@ class LogSinks:
             self._file = None
             _write_quietly(self._notice, DROPPED_NOTICE + "\n")
         if self._console is not None and not _wrote(
-            self._console, lambda: str(self._render(logger, method, dict(event))) + "\n"
+            self._console, lambda: escaped(str(self._render(logger, method, dict(event)))) + "\n"
         ):
             dropped.append("console")
             self._console = None
@@ -135,7 +150,7 @@ class LogSinks:
 
 
 def _json_line(event: EventDict) -> str:
-    return json.dumps(event, default=str, ensure_ascii=False) + "\n"
+    return escaped(json.dumps(event, default=str, ensure_ascii=False)) + "\n"
 
 
 def _wrote(stream: IO[str], line: Callable[[], str]) -> bool:

@@ -2,8 +2,9 @@
 
 Stop reasons: `tool_use` runs every tool call and asks again; `pause_turn` sends the turn back
 as it is, running any tool calls in it first (every `tool_use` gets its `tool_result`), and
-its text is the start of the answer the turn's last reply finishes;
-`max_tokens` says the answer was cut short; `refusal` passes the refusal on;
+its text is the start of the answer the turn's last reply finishes; `max_tokens` says the
+answer was cut short; `models.CUT_OFF` (a stream that stopped coming after it had shown text)
+keeps what was shown and says it was cut off; `refusal` passes the refusal on;
 `model_context_window_exceeded`, like a 400 "prompt is too long", drops earlier turns and asks
 again, or says so. Past `max_rounds`, or once the model keeps repeating a failing call, the
 model is asked once more with tools switched off; if even that does not give an answer, the
@@ -12,6 +13,9 @@ agent phrases one itself. A reply with no text at all is no answer: the turn end
 A turn has a deadline (`Limits.turn_timeout_s`, AGENT_TURN_TIMEOUT): every model call runs
 within it and every tool round is cut at what is left of it. When it runs out, the turn ends
 with one plain sentence (`records.out_of_time`), unanswered.
+
+A question longer than `Limits.question_chars` (32,000 characters) is refused before anything
+is sent, with one plain sentence (`records.too_long`), unanswered.
 
 The turn runs in a `Conversation.turn()` scope: only an answered turn commits what it added.
 """
@@ -25,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from agent import AGENT_NAME, records
+from agent import AGENT_NAME, QUESTION_CHARS, models, records
 from agent.conversation import Conversation, TurnScope
 from agent.models import (
     PARAGRAPH,
@@ -70,6 +74,7 @@ class Limits:
     max_tool_calls: int = 8  # tool calls one reply may run; the rest are answered "not run"
     max_concurrent_tools: int = 16  # tool calls running at once in one agent, across turns
     history_tokens: int = 20_000  # the history kept, at turn boundaries (oldest turns dropped)
+    question_chars: int = QUESTION_CHARS  # the longest question sent; a longer one is refused
 
     def tool_bound_s(self, policy: Policy | None = None) -> float:
         """One tool call's bound: `tool_timeout_s`, else the tools' whole-call deadline (of
@@ -197,6 +202,8 @@ class Turn:
             span.fail(answer.error)
 
     async def _run(self, question: str) -> Answer:
+        if len(question) > self._limits.question_chars:
+            return self._too_long(question)
         limit = self._limits.turn_time_s()
         self._deadline = Deadline.after(limit, self._caller.engine.policy.clock)
         self._keep_history_in_bounds()
@@ -211,6 +218,12 @@ class Turn:
                 record = records.out_of_time(limit)
                 log.warning("agent.turn_timed_out", **record.log_fields())
                 return self._answer(record.user_message, None, answered=False, error=record)
+
+    def _too_long(self, question: str) -> Answer:
+        """A question past the cap: refused, nothing sent, the history as it was."""
+        record = records.too_long(len(question), self._limits.question_chars)
+        log.warning("agent.question_too_long", chars=len(question), **record.log_fields())
+        return self._answer(record.user_message, None, answered=False, error=record)
 
     def _keep_history_in_bounds(self) -> None:
         """Before the question: the oldest whole turns dropped until the history fits."""
@@ -242,6 +255,8 @@ class Turn:
                 return await self._paused(reply)
             case "max_tokens":
                 return self._finish(reply, records.CUT_SHORT)
+            case models.CUT_OFF:  # its stream stopped after text was shown: kept as it is
+                return self._finish(reply, records.BROKE_OFF)
             case "refusal":
                 return self._refused(reply)
             case "model_context_window_exceeded":

@@ -12,8 +12,18 @@ are classified by error-to-action and retried within `MODEL_POLICY` (more patien
 tool's: a turn without the model has no answer), and a model that stays overloaded or
 unreachable hands over to the next one (`AGENT_FALLBACK_MODEL`). The timeline and the log
 name the model each attempt went to. When no model answers, `ModelUnavailable` carries one
-plain sentence for the person. An attempt that streamed part of a line before failing has
-that line ended before the next attempt, so the retried answer starts on a line of its own.
+plain sentence for the person.
+
+Each attempt is bounded twice, here, for every model: in all (`attempt_s`,
+AGENT_MODEL_TIMEOUT), and by its progress (`stall_s`, AGENT_MODEL_STALL_TIMEOUT): a model
+that reports progress (`ModelRequest.on_progress`: Claude does, for each event that brings
+something new) and then reports none for `stall_s` is cut, so a stream of pings, of blank
+deltas or of bytes that never complete an event ends in seconds, not at the attempt's end.
+A live answer reports progress with every word and is never cut by it. The engine's own cut
+of an attempt stays as a backstop, a moment later. Text a person has already seen is never
+asked for again silently: an attempt cut after it showed text ends the call with what it
+showed (`CUT_OFF`, which the turn marks with one plain sentence), and a retry after any
+other failure that broke an answer off is announced on a line of its own first.
 
 Importing the anthropic SDK takes a second or more, so `DeferredModels` stands in for the
 Claude models while it loads on a thread of its own: `agent chat` shows its prompt at once,
@@ -33,6 +43,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
+import structlog
+
+from agent.records import ASKED_AGAIN
+from agent.settings import DEFAULT_MODEL_STALL_S
 from errors import ErrorAction, ErrorType, InvalidInput
 from resilience import (
     AttemptInfo,
@@ -57,6 +71,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "BACKSTOP_S",
+    "CUT_OFF",
     "KEY_PROBLEMS",
     "MODEL_POLICY",
     "PARAGRAPH",
@@ -68,6 +84,7 @@ __all__ = [
     "ModelUnavailable",
     "OtherBlock",
     "Paragraphs",
+    "Progress",
     "PromptTooLong",
     "Reply",
     "Text",
@@ -78,6 +95,9 @@ __all__ = [
     "provider",
     "shown_text",
 ]
+
+
+log = structlog.get_logger("agent")
 
 
 # --- a reply, in the agent's own light types ----------------------------------------------------
@@ -165,6 +185,9 @@ class Reply:
 # --- the seam: one request in, one reply out ----------------------------------------------------
 
 TextSink = Callable[[str], None]
+Progress = Callable[[], None]
+# The stop reason of an answer kept in part: its attempt was cut after it had shown text.
+CUT_OFF = "cut_off"
 
 
 # Between runs of text that other blocks (a web search, a tool call, thinking) separate.
@@ -216,7 +239,8 @@ class Paragraphs:
 
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
-    """Everything one Messages API call needs; `on_text` receives text as it streams."""
+    """Everything one Messages API call needs; `on_text` receives text as it streams, and
+    `on_progress` is called whenever the answer brings something new (see `ModelCaller`)."""
 
     messages: Sequence[MessageParam]
     tools: Sequence[ToolParam] = ()
@@ -224,6 +248,7 @@ class ModelRequest:
     max_tokens: int = 1024
     tool_choice: ToolChoiceParam | None = None
     on_text: TextSink | None = field(default=None, compare=False)
+    on_progress: Progress | None = field(default=None, compare=False)
 
 
 class PromptTooLong(InvalidInput):
@@ -245,7 +270,10 @@ class ModelBackend(Protocol):
 
     `create` raises on failure: the SDK's own exceptions, or ours where the SDK's would
     mislead (`errors.BadUpstreamData` for an answer that is not a whole message,
-    `PromptTooLong`); the engine classifies and retries.
+    `PromptTooLong`); the engine classifies and retries. A model that calls
+    `request.on_progress` (when the request goes out, and for everything new it receives) is
+    cut once it stops calling it for the no-progress window; one that never calls it is
+    bounded by the attempt's limit alone.
     """
 
     @property
@@ -431,8 +459,15 @@ def _sentence(result: ErrorAction, *, unreachable: bool, base_url: str | None) -
     return result.user_message
 
 
+# The engine cuts a model attempt this long after the attempt's own limit: only a backstop,
+# since the attempt ends itself first and so can keep what it has shown.
+BACKSTOP_S = 1.0
+
+
 class ModelCaller:
-    """Asks the models in order, through one engine (its breakers live as long as it does)."""
+    """Asks the models in order, through one engine (its breakers live as long as it does);
+    each attempt bounded in all (the policy's `attempt_timeout_s`) and by its progress
+    (`stall_s`)."""
 
     def __init__(
         self,
@@ -441,14 +476,19 @@ class ModelCaller:
         listener: Listener | None = None,
         *,
         base_url: str | None = None,
+        stall_s: float = DEFAULT_MODEL_STALL_S,
     ) -> None:
-        """`base_url`: ANTHROPIC_BASE_URL, if set, for the sentence when it can't be reached."""
+        """`base_url`: ANTHROPIC_BASE_URL, if set, for the sentence when it can't be reached;
+        `stall_s`: how long an attempt may go without progress (AGENT_MODEL_STALL_TIMEOUT)."""
         self.models = tuple(models) if isinstance(models, Sequence) else (models,)
         self.base_url = base_url
         policy = policy or MODEL_POLICY
         if len(self.models) == 1:
             policy = dataclasses.replace(policy, breaker_threshold=0)
-        self.engine = Engine("model", policy, listener, kind="model")
+        self.attempt_s = policy.attempt_timeout_s  # one attempt in all (AGENT_MODEL_TIMEOUT)
+        self.stall_s = stall_s
+        backstop = dataclasses.replace(policy, attempt_timeout_s=self.attempt_s + BACKSTOP_S)
+        self.engine = Engine("model", backstop, listener, kind="model")
 
     @property
     def name(self) -> str:
@@ -460,7 +500,8 @@ class ModelCaller:
     ) -> Reply:
         """One reply, or `ModelUnavailable` once no model is worth asking again."""
         await _loaded(self.models, deadline)
-        sources = [_source(model, request) for model in self.models]
+        bounds = _Bounds(self.attempt_s, self.stall_s)
+        sources = [_source(model, request, bounds) for model in self.models]
         attributes: tracing.Attributes = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": provider(self.name),
@@ -528,35 +569,99 @@ def _unavailable(outcome: Outcome[Reply], base_url: str | None) -> ModelUnavaila
     return ModelUnavailable(failure.result, unreachable=unreachable, base_url=base_url)
 
 
-def _source(model: ModelBackend, request: ModelRequest) -> Source[Reply]:
-    """One model as a source: each attempt streams through a line watch."""
+@dataclass(slots=True)
+class _Bounds:
+    """The bounds of each attempt of one call, and what its attempts have shown so far."""
+
+    attempt_s: float  # one attempt in all
+    stall_s: float  # one attempt without progress
+    broke_off: bool = False  # an attempt failed after showing text: say so before the next
+
+
+def _source(model: ModelBackend, request: ModelRequest, bounds: _Bounds) -> Source[Reply]:
+    """One model as a source: each attempt bounded in all and by its progress, its text
+    passed on through a line watch."""
 
     async def fetch(_info: AttemptInfo) -> Reply:
+        if bounds.broke_off and request.on_text is not None:
+            request.on_text(f"{ASKED_AGAIN}\n")  # the text shown will come again: say why
+            bounds.broke_off = False
         watch = _LineWatch(request.on_text)
+        whole, idle = asyncio.timeout(bounds.attempt_s), asyncio.timeout(None)
+        progress = _NoProgress(idle, bounds.stall_s)
+        asking = dataclasses.replace(request, on_text=watch.sink, on_progress=progress.note)
         try:
-            return await model.create(dataclasses.replace(request, on_text=watch.sink))
-        except BaseException:
+            async with whole, idle:
+                return await model.create(asking)
+        except TimeoutError:
+            stalled = idle.expired()
+            if not (stalled or whole.expired()):  # the model's own timeout, not a bound of ours
+                bounds.broke_off = watch.close_line()
+                raise
+            why = (
+                f"nothing new came for {bounds.stall_s:g} s"
+                if stalled
+                else f"the {bounds.attempt_s:g} s limit"
+            )
+            if watch.said:  # read already: kept as the answer, never asked for again in full
+                return watch.cut_off(model.name, why)
             watch.close_line()
+            raise TimeoutError(f"{model.name} gave no complete answer ({why})") from None
+        except BaseException:
+            bounds.broke_off = watch.close_line()
             raise
 
     return Source(model.name, fetch)
 
 
+class _NoProgress:
+    """The no-progress window of one attempt, on the timeout scope `idle`: armed by the
+    model's first report of progress, pushed back by each later one."""
+
+    def __init__(self, idle: asyncio.Timeout, window_s: float) -> None:
+        self._idle = idle
+        self._window_s = window_s
+
+    def note(self) -> None:
+        """Something new came (or the request went out): the window starts again."""
+        if self._idle.expired():
+            return
+        with contextlib.suppress(RuntimeError):  # the attempt is over: nothing to push back
+            self._idle.reschedule(asyncio.get_running_loop().time() + self._window_s)
+
+
 class _LineWatch:
-    """Passes streamed text on, remembering whether it left a line open."""
+    """Passes streamed text on, keeping what it passed (to keep an answer cut off) and
+    whether it left a line open."""
 
     def __init__(self, on_text: TextSink | None) -> None:
         self.on_text = on_text
         self.mid_line = False
+        self.shown: list[str] = []
         self.sink: TextSink | None = None if on_text is None else self._pass
+
+    @property
+    def said(self) -> bool:
+        """Whether a person has seen text of this attempt (more than blank space)."""
+        return any(piece.strip() for piece in self.shown)
 
     def _pass(self, text: str) -> None:
         if text:
             self.mid_line = not text.endswith("\n")
+            self.shown.append(text)
         if self.on_text is not None:
             self.on_text(text)
 
-    def close_line(self) -> None:
-        """After a failed attempt: "Let me" + retry reads "Let me\\nAll good.", not "Let meAll"."""
+    def close_line(self) -> bool:
+        """After a failed attempt: "Let me" + retry reads "Let me\\nAll good.", not "Let meAll".
+        Whether the attempt had shown text."""
         if self.on_text is not None and self.mid_line:
             self.on_text("\n")
+            self.mid_line = False
+        return self.said
+
+    def cut_off(self, model: str, why: str) -> Reply:
+        """The answer as far as it was shown, as a reply that says it was cut off."""
+        text = "".join(self.shown)
+        log.warning("model.answer_cut", source=model, why=why, chars=len(text))
+        return Reply((Text(text),), CUT_OFF, model=model)

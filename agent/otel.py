@@ -7,9 +7,11 @@
 Off unless asked for: `--otel [console|otlp]`, or OTEL_EXPORTER_OTLP_ENDPOINT (or
 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) in the environment; OTEL_SDK_DISABLED=true keeps it off
 unless `--otel` is given. Nothing of OpenTelemetry is imported until then, and it needs the
-`otel` extra (`pip install 'failsafe-agent[otel]'`). The provider is the process's own,
-handed to `resilience.tracing` rather than set as OpenTelemetry's global one, so an
-application embedding the agent keeps its own. The resource is the standard one:
+`otel` extra (`pip install 'failsafe-agent[otel]'`). Sending OTLP, the endpoint variables are
+checked first, as every URL setting is: one that is not an http(s) URL, or holds a space or a
+control character, is a usage error naming it. The provider is the process's own, handed to
+`resilience.tracing` rather than set as OpenTelemetry's global one, so an application
+embedding the agent keeps its own. The resource is the standard one:
 `service.name` from OTEL_SERVICE_NAME (then OTEL_RESOURCE_ATTRIBUTES), else
 "failsafe-agent". The OTLP exporter reads its other settings (headers, compression,
 certificates) from the standard OTEL_EXPORTER_OTLP_* variables itself. Its timeout, unless
@@ -32,16 +34,19 @@ import structlog
 
 from agent import AGENT_NAME
 from resilience import tracing
+from tools import check_http_url
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
 
 __all__ = [
+    "ENDPOINTS",
     "MODES",
     "Mode",
     "Session",
     "TracingUnavailable",
+    "check_endpoints",
     "instrument",
     "route_sdk_logs",
     "start",
@@ -100,11 +105,15 @@ def start(
     """Tracing as `option` and `env` ask (None: not asked); console trees go to `write`.
 
     Asked for by `--otel` without the SDK installed: `TracingUnavailable`. Asked for only by
-    the environment: a one-line notice through `write`, and the agent runs untraced.
+    the environment: a one-line notice through `write`, and the agent runs untraced. Sending
+    OTLP, an endpoint variable that is set but is no http(s) URL, or that holds a space or a
+    control character, is `errors.BadSetting` naming it, before anything is imported.
     """
     mode = wanted(option, env)
     if mode is None:
         return None
+    if mode == "otlp":
+        check_endpoints(env)
     try:
         provider = _provider(mode, env, write)
     except ImportError:
@@ -170,6 +179,18 @@ def _resource(env: Mapping[str, str]) -> Resource:
     if named or unnamed:
         resource = resource.merge(Resource({SERVICE_NAME: named or AGENT_NAME}))
     return resource
+
+
+ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
+def check_endpoints(env: Mapping[str, str]) -> None:
+    """Refuse (`errors.BadSetting`, the variable named, its value never echoed) an OTLP
+    endpoint variable that is set but is no http(s) URL, or holds a space or a control
+    character once the whitespace around it is stripped."""
+    for name in ENDPOINTS:
+        if url := env.get(name, "").strip():
+            check_http_url(name, url)
 
 
 def _endpoint(env: Mapping[str, str]) -> str | None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from errors import Action, ErrorAction, duration
 
 __all__ = [
+    "ASKED_AGAIN",
+    "BROKE_OFF",
     "BUSY",
     "CONTEXT_FULL",
     "CUT_SHORT",
@@ -27,6 +29,7 @@ __all__ = [
     "WRAP_UP",
     "bounded",
     "out_of_time",
+    "too_long",
     "too_many",
 ]
 
@@ -115,6 +118,19 @@ def too_many(limit: int) -> ErrorAction:
     )
 
 
+def too_long(chars: int, limit: int) -> ErrorAction:
+    """A question (or a line typed into the chat) of `chars` characters, past the cap of
+    `limit`: refused before anything is sent."""
+    return _record(
+        "question_too_long",
+        F,  # the same text would be refused the same way: shorten it
+        f"This is {chars:,} characters long and a question may be at most {limit:,}, so "
+        "nothing was sent; please shorten it, or ask about a part of it at a time.",
+        f"Send at most {limit} characters in one question.",
+        f"a question of {chars} characters, over the {limit}-character cap; nothing was sent",
+    )
+
+
 def out_of_time(limit_s: float) -> ErrorAction:
     """A turn whose deadline ran out before an answer."""
     return _record(
@@ -142,6 +158,11 @@ def bounded(calls: int, *, why: str, failed: bool) -> ErrorAction:
 # --- what a turn adds to an answer, or asks the model ------------------------------------------
 
 CUT_SHORT = "(The answer was cut short because it reached the length limit.)"
+# After an answer whose stream stopped making progress (or ran out of time) once text was
+# shown: what was shown is kept, and this follows it.
+BROKE_OFF = "(The answer stopped coming here, so it is cut off; ask again for the rest.)"
+# Before a model is asked again after an answer broke off part way (a mid-stream failure).
+ASKED_AGAIN = "(The answer above broke off, so the model is being asked again.)"
 CONTEXT_FULL = (
     "(The answer was cut short: this conversation no longer fits in the model's memory; start "
     "a new one with /reset.)"

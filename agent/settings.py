@@ -30,6 +30,7 @@ from tools import Endpoints, check_http_url
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DEFAULT_MODEL_STALL_S",
     "DEFAULT_MODEL_TIMEOUT_S",
     "DEFAULT_TURN_TIMEOUT_S",
     "MIN_LENGTH",
@@ -40,6 +41,9 @@ __all__ = [
 ]
 
 DEFAULT_MODEL_TIMEOUT_S = 120.0  # one model attempt, streaming included (AGENT_MODEL_TIMEOUT)
+# One model attempt without progress: nothing new (only pings, blank deltas, or bytes that
+# never complete an event) for this long and it is cut (AGENT_MODEL_STALL_TIMEOUT).
+DEFAULT_MODEL_STALL_S = 30.0
 DEFAULT_TURN_TIMEOUT_S = 300.0  # one question, every model call and tool round (AGENT_TURN_TIMEOUT)
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -58,6 +62,7 @@ class Settings:
     endpoints: Endpoints = field(default_factory=Endpoints)
     verbose: bool = False
     model_timeout_s: float = DEFAULT_MODEL_TIMEOUT_S  # one model attempt, however it streams
+    model_stall_s: float = DEFAULT_MODEL_STALL_S  # one model attempt without progress
     turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S  # one whole turn
     state_url: str | None = field(default=None, repr=False)  # Redis shared by a fleet
     model_rpm: float = 0.0  # model requests a minute for this agent (or fleet); 0: unpaced
@@ -100,6 +105,7 @@ class Settings:
             endpoints=Endpoints.from_env(env, lenient=offline),
             verbose=verbose,
             model_timeout_s=_seconds(env, "AGENT_MODEL_TIMEOUT", DEFAULT_MODEL_TIMEOUT_S),
+            model_stall_s=_seconds(env, "AGENT_MODEL_STALL_TIMEOUT", DEFAULT_MODEL_STALL_S),
             turn_timeout_s=_seconds(env, "AGENT_TURN_TIMEOUT", DEFAULT_TURN_TIMEOUT_S),
             state_url=env.get("AGENT_STATE_URL", "").strip() or None,
             model_rpm=_rate(env, "AGENT_MODEL_RPM"),

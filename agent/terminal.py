@@ -1,16 +1,26 @@
 """One sanitiser for everything printed to a terminal: text from the model (and tool names it
-chose) must not drive the terminal.
+chose, and the descriptions MCP servers give their tools) must not drive the terminal or hide
+what it says.
 
 `for_terminal` removes C0 and C1 control characters except newline and tab, and escape
 sequences whole: CSI (`ESC [ … final`), OSC, DCS, SOS, PM and APC strings (up to BEL or
 `ESC \\`; an unterminated one up to the end of its line), and two-character escapes. So
 `ESC ]0;title BEL` (which retitles the window), `ESC [2J` (which clears it) and a bare `\\r`
 (which lets a line overwrite another) all vanish, leaving their printable words.
+
+It also removes what changes how text reads without being seen (`errors._redact.UNSEEN`, the
+one list every boundary uses): bidi embeddings, overrides and isolates, zero-width characters
+and marks, the line and paragraph separators and the byte order mark. So `RLO` cannot show
+"txt.exe" as "exe.txt". A run of combining marks keeps its first `MAX_MARKS` per base
+character and loses the rest: accents and vowel signs stay, a flood that would smear over the
+lines around it does not.
+
 `styled` colours a line for a colour terminal, and `cells` says how many columns text takes
 there (wide East Asian characters take two, combining marks none).
 
 Streamed text arrives in pieces, and a sequence may be split between two: `TerminalStream`
-holds back an unfinished sequence at the end of a piece until the next one completes it.
+holds back an unfinished sequence at the end of a piece until the next one completes it, and
+counts a run of marks across pieces.
 """
 
 from __future__ import annotations
@@ -18,7 +28,15 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["TerminalStream", "cells", "for_terminal", "styled"]
+from errors._redact import CONTROL, MAX_MARKS, UNSEEN, thin_marks
+
+__all__ = [
+    "MAX_MARKS",
+    "TerminalStream",
+    "cells",
+    "for_terminal",
+    "styled",
+]
 
 _ESC = "\x1b"
 # An escape sequence, whole: CSI with its parameters; OSC, DCS, SOS, PM and APC strings up to
@@ -33,8 +51,6 @@ _SEQUENCE = re.compile(
     """,
     re.VERBOSE,
 )
-# What is left to drop after the sequences: C0 but newline and tab, DEL, and C1.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A piece ending in a sequence that may not be over yet: hold it back (up to a bound).
 _UNFINISHED = re.compile(
     r"""
@@ -48,10 +64,19 @@ _HOLD_LIMIT = 512  # an "unfinished" sequence longer than this is dropped, not h
 
 
 def for_terminal(text: str) -> str:
-    """`text` without escape sequences and control characters (newline and tab stay)."""
-    if not _CONTROL.search(text):  # the common case: plain text, returned as it is
-        return text
-    return _CONTROL.sub("", _SEQUENCE.sub("", text))
+    """`text` without escape sequences, control characters, bidi controls or zero-width
+    characters (newline and tab stay), and with runs of combining marks cut to `MAX_MARKS`."""
+    return _cleaned(text, 0)[0]
+
+
+def _cleaned(text: str, marks: int) -> tuple[str, int]:
+    """`for_terminal(text)`, where `marks` combining marks came just before it; and how many
+    end it (for the next piece of a stream)."""
+    if CONTROL.search(text):  # what is left after the sequences: C0 (not \n, \t), DEL, C1
+        text = CONTROL.sub("", _SEQUENCE.sub("", text))
+    if text.isascii():  # the common case: nothing more to look at
+        return text, 0
+    return thin_marks(UNSEEN.sub("", text), marks)  # the one list (errors._redact)
 
 
 _STYLES = {"bold": "1", "dim": "2", "red": "31", "yellow": "33"}
@@ -81,6 +106,7 @@ class TerminalStream:
 
     def __init__(self) -> None:
         self._held = ""
+        self._marks = 0  # combining marks at the end of what was printed so far
 
     def feed(self, piece: str) -> str:
         """What of `piece` (after anything held back) is safe to print now."""
@@ -88,9 +114,15 @@ class TerminalStream:
         self._held = ""
         if (tail := _UNFINISHED.search(text)) is not None and len(tail.group()) <= _HOLD_LIMIT:
             text, self._held = text[: tail.start()], tail.group()
-        return for_terminal(text)
+        return self._printed(text)
 
     def flush(self) -> str:
         """The end of the stream: whatever was held back, sanitised (usually nothing)."""
         text, self._held = self._held, ""
-        return for_terminal(text)
+        return self._printed(text)
+
+    def _printed(self, text: str) -> str:
+        if not text:
+            return text
+        text, self._marks = _cleaned(text, self._marks)
+        return text

@@ -10,9 +10,14 @@ is; the soak at concurrency 100 runs in a child process too (`python -m benchmar
     python scripts/bench.py --only hostile            # the full table, one attack at a time
     python scripts/bench.py --only hostile --quick    # small bounds and sizes, four at a time
 
-Each attack's judge looks at the outcome only (exit code, what was printed, what the server
-was sent, and for the memory attacks the peak RSS against a generous cap), never at the time;
-`checks()` turns every row into one of the bench's checks, so a wrong outcome fails `--quick`.
+The full table runs every attack with the default settings — the real bounds a person gets,
+no timeout shortened — so it takes a few minutes: the stalled streams each end at their
+no-progress window (30 s, twice) or their attempt's limit (120 s). `--quick` shortens those
+windows to fractions of a second. Each attack's judge looks at the outcome only (exit code,
+what was printed, what the server was sent, and for the memory attacks the peak RSS against a
+generous cap), never at the time; a stalled stream still running at 150 s is killed and shows
+"hung". `checks()` turns every row into one of the bench's checks, so a wrong outcome fails
+`--quick`.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,7 +42,9 @@ from typing import Any
 
 from agent.conversation import CHARS_PER_TOKEN
 from agent.loop import Limits
+from agent.records import BROKE_OFF
 from agent.repl import HISTORY_NOTE, PROMPT
+from agent.terminal import MAX_MARKS
 from benchmarks.hostile_server import (
     HostileServer,
     Route,
@@ -44,12 +52,14 @@ from benchmarks.hostile_server import (
     big_body,
     deltas_forever,
     echo_tool_results,
+    in_pieces,
     never_answers,
     pings_forever,
     raw_json,
     scripted,
     tool_uses,
     trickle,
+    whitespace_forever,
 )
 from benchmarks.suite import Check
 from offline._messages_wire import message_body, text_block, tool_results, tool_use_block
@@ -58,13 +68,20 @@ __all__ = ["AttackResult", "Hostile", "SoakCounts", "print_hostile", "run_hostil
 
 REPO = Path(__file__).resolve().parent.parent
 GUARD_S = {True: 90.0, False: 600.0}  # a child still running after this is killed ("hung")
+STALLED_GUARD_S = 150.0  # a stalled stream, with the default bounds, ends well before this
 AT_ONCE = {True: 4, False: 1}  # attacks run side by side: --quick trades clean timings for time
 SOAK_QUESTIONS = {True: 200, False: 1000}
 # Peak RSS caps for the memory attacks: generous (a child idles near 100 MB) but well below
 # what the unbounded versions reached (a 50 MB body: 234 MB; 200 1 MB lines: 243 MB).
 BIG_BODY_RSS_MB = 170.0
 EXPLAIN_RSS_MB = 150.0
+# explain-error --llm: the SDK loaded, and a batch of 8 lines of 1 MB in flight (each also as
+# its request body); well below the 230 MB of 150 lines read before any was answered.
+EXPLAIN_LLM_RSS_MB = 180.0
 ESCAPES = "Four\x1b]0;pwned\x07.\x1b[2J\r"
+# What changes how text reads without being seen, and a flood of combining marks.
+UNSEEN = "\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2069\ufeff"
+UNSEEN_TEXT = f"Your file is{UNSEEN} txt.exe ready: Z" + "\u0301" * 400 + "algo"
 _INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 
 
@@ -300,6 +317,7 @@ class Attack:
     env: Mapping[str, str] = field(default_factory=dict)
     stdin: Callable[[], Iterator[bytes]] = lambda: iter(())
     judge: Judge = lambda c, s: (c.code == 0, "")
+    guard_s: float | None = None  # killed ("hung") past this; None: the table's guard
 
 
 def _unanswered(child: Child, server: HostileServer) -> tuple[bool, str]:
@@ -337,6 +355,55 @@ def _chat_cut(child: Child, server: HostileServer) -> tuple[bool, str]:
         and "\x1b" not in child.out
     )
     return ok, f"sentence shown, session went on, {asked} model attempts"
+
+
+def _kept_and_marked(child: Child, server: HostileServer) -> tuple[bool, str]:
+    """The REPL kept the text it had shown, marked it as cut off, asked once, and went on."""
+    asked = len(server.model_requests())
+    shown = child.out.count("and on")
+    ok = (
+        child.code == 0
+        and shown > 0
+        and BROKE_OFF in child.out
+        and child.out.index("and on") < child.out.index(BROKE_OFF)
+        and child.out.count(PROMPT) >= 2
+        and asked == 1
+    )
+    said = f"'and on' {shown}x" if shown > 1 else "'and on'"
+    return ok, f"{said} kept, marked as cut off, session went on, {asked} model attempt(s)"
+
+
+def _plain_text(child: Child, server: HostileServer) -> tuple[bool, str]:
+    """Printed without bidi controls, zero-width characters or a flood of marks."""
+    out = child.out
+    unseen = sum(out.count(char) for char in UNSEEN)
+    marks = max((len(run) for run in re.findall("[\u0300-\u036f]+", out)), default=0)
+    ok = child.code == 0 and unseen == 0 and 0 < marks <= MAX_MARKS and "algo" in out
+    return ok, f"{unseen} unseen characters printed, at most {marks} marks on a letter"
+
+
+def _line_refused(child: Child, server: HostileServer) -> tuple[bool, str]:
+    """The 10 MB line was refused with a sentence, the next question asked and answered."""
+    sizes = [len(json.dumps(body)) for body in server.model_requests()]
+    ok = (
+        child.code == 0
+        and "nothing was sent" in child.out
+        and "Four." in child.out
+        and len(sizes) == 1
+        and max(sizes) < 64 * 1024
+    )
+    largest = max(sizes, default=0)
+    return ok, f"refused, {len(sizes)} request(s) sent, the largest {largest / 1024:.0f} KiB"
+
+
+def _setting_refused(name: str) -> Judge:
+    def judge(child: Child, server: HostileServer) -> tuple[bool, str]:
+        asked = len(server.model_requests())
+        lines = child.err.strip().splitlines()
+        ok = child.code == 2 and len(lines) == 1 and name in lines[0] and asked == 0
+        return ok, f"exit {child.code}, {len(lines)} line naming {name}, {asked} requests"
+
+    return judge
 
 
 def _weather_fell_back(child: Child, server: HostileServer) -> tuple[bool, str]:
@@ -406,9 +473,10 @@ def _megabyte_lines(count: int) -> Callable[[], Iterator[bytes]]:
 
 
 def attacks(quick: bool) -> list[Attack]:
-    """Every attack, with the bounds the size calls for."""
-    model_timeout = "0.5" if quick else "5"
-    cut = {"AGENT_MODEL_TIMEOUT": model_timeout, "AGENT_TURN_TIMEOUT": "20"}
+    """Every attack: with the default settings, or with `quick` the small bounds and sizes
+    that keep the table short."""
+    stalled = {"AGENT_MODEL_STALL_TIMEOUT": "0.5", "AGENT_MODEL_TIMEOUT": "1"} if quick else {}
+    stalled_guard = GUARD_S[True] if quick else STALLED_GUARD_S
     weather_ask = echo_tool_results(
         message_body(
             tool_use_block("toolu_w", "get_weather", {"city": "Paris"}), stop_reason="tool_use"
@@ -426,27 +494,43 @@ def attacks(quick: bool) -> list[Attack]:
     )
     nested = raw_json(b"[" * 50_000 + b"]" * 50_000)
     infinite = raw_json(b'{"current": {"temperature_2m": 8.8, "weather_code": 1e999}}')
-    lines, turns = (20, 50) if quick else (200, 200)
+    lines, turns, llm_lines = (20, 50, 20) if quick else (200, 200, 150)
     never = {"AGENT_TURN_TIMEOUT": "2"} if quick else {}
     attacks = [
         Attack(
-            "model body trickles", ["agent", "ask", "hi"], trickle(), env=cut, judge=_unanswered
+            "model body trickles",
+            ["agent", "ask", "hi"],
+            trickle(),
+            env=stalled,
+            judge=_unanswered,
+            guard_s=stalled_guard,
         ),
         Attack(
             "ping events forever",
             ["agent", "chat"],
             pings_forever(),
-            env=cut,
+            env=stalled,
             stdin=lambda: _lines("hi"),
             judge=_chat_cut,
+            guard_s=stalled_guard,
         ),
         Attack(
             "text deltas forever",
             ["agent", "chat"],
             deltas_forever(),
-            env=cut,
+            env=stalled,
             stdin=lambda: _lines("hi"),
-            judge=_chat_cut,
+            judge=_kept_and_marked,
+            guard_s=stalled_guard,
+        ),
+        Attack(
+            "blank deltas after text, forever",
+            ["agent", "chat"],
+            whitespace_forever("and on"),
+            env=stalled,
+            stdin=lambda: _lines("hi"),
+            judge=_kept_and_marked,
+            guard_s=stalled_guard,
         ),
         Attack(
             "endpoint never answers",
@@ -488,10 +572,38 @@ def attacks(quick: bool) -> list[Attack]:
             judge=_clean_text,
         ),
         Attack(
+            "bidi, zero-width, 400 marks in a reply",
+            ["agent", "chat"],
+            in_pieces(UNSEEN_TEXT, size=3),
+            stdin=lambda: _lines("hi"),
+            judge=_plain_text,
+        ),
+        Attack(
+            "a 10 MB line typed into the chat",
+            ["agent", "chat"],
+            answer("Four."),
+            stdin=lambda: _lines("x" * (10 * 1024 * 1024), "2+2?"),
+            judge=_line_refused,
+        ),
+        Attack(
+            "ANTHROPIC_BASE_URL with CR LF",
+            ["agent", "ask", "2+2?"],
+            answer("Four."),
+            env={"ANTHROPIC_BASE_URL": "{base}/v1\r\nX-Injected: yes"},
+            judge=_setting_refused("ANTHROPIC_BASE_URL"),
+        ),
+        Attack(
             f"{lines} distinct 1 MB lines to explain-error",
             ["agent", "explain-error"],
             stdin=_megabyte_lines(lines),
             judge=_rss_under(EXPLAIN_RSS_MB, _explained(lines)),
+        ),
+        Attack(
+            f"{llm_lines} 1 MB lines to explain-error --llm",
+            ["agent", "explain-error", "--llm"],
+            answer("not JSON, so the rules answer"),
+            stdin=_megabyte_lines(llm_lines),
+            judge=_rss_under(EXPLAIN_LLM_RSS_MB, _explained(llm_lines)),
         ),
         Attack(
             f"{turns}-turn chat",
@@ -522,12 +634,14 @@ def _bounds(attack: Attack) -> str:
 def run_attack(attack: Attack, quick: bool) -> AttackResult:
     """One attack against a fresh server, in a child process."""
     with HostileServer(attack.messages, attack.weather) as server:
-        env = {**_base_env(), **server.env(**attack.env)}
-        if attack.argv[1] == "explain-error":
+        given = {name: value.format(base=server.base) for name, value in attack.env.items()}
+        env = {**_base_env(), **server.env(**given)}
+        if attack.argv[1:] == ["explain-error"]:
             env.pop("ANTHROPIC_API_KEY")  # the rules, not --llm: offline
-        child = run_child(attack.argv, env, attack.stdin(), GUARD_S[quick])
+        guard_s = attack.guard_s or GUARD_S[quick]
+        child = run_child(attack.argv, env, attack.stdin(), guard_s)
         if child.code is None:
-            ok, outcome = False, f"hung: killed after {GUARD_S[quick]:.0f} s"
+            ok, outcome = False, f"hung: killed after {guard_s:.0f} s"
         else:
             ok, outcome = attack.judge(child, server)
     return AttackResult(

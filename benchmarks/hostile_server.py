@@ -46,13 +46,16 @@ __all__ = [
     "big_body",
     "deltas_forever",
     "echo_tool_results",
+    "in_pieces",
     "never_answers",
     "pings_forever",
     "raw_json",
     "scripted",
     "slowly",
+    "steadily",
     "tool_uses",
     "trickle",
+    "whitespace_forever",
 ]
 
 Route = Callable[["Exchange"], None]
@@ -359,6 +362,64 @@ def deltas_forever(every_s: float = TICK_S) -> Route:
         exchange.write(sse_bytes(events[:2]))  # message_start, content_block_start
         _, delta = events[2]
         exchange.forever(lambda _n: sse_bytes([("content_block_delta", delta)]), every_s)
+
+    return route
+
+
+def whitespace_forever(said: str = "", every_s: float = TICK_S) -> Route:
+    """A stream that says `said` (perhaps nothing), then sends deltas of spaces and newlines,
+    one after another, and never ends: events keep coming, content does not."""
+
+    def route(exchange: Exchange) -> None:
+        exchange.start(200, "text/event-stream")
+        opening, block_start, delta, *_ = sse_events(message_body(text_block(said)))
+        exchange.write(sse_bytes([opening, block_start, *([delta] if said else [])]))
+        blank = {**delta[1], "delta": {"type": "text_delta", "text": " \n"}}
+        exchange.forever(lambda _n: sse_bytes([("content_block_delta", blank)]), every_s)
+
+    return route
+
+
+def _deltas(pieces: list[str]) -> list[bytes]:
+    """A whole stream whose text comes in `pieces`, a delta each: each event framed."""
+    opening, block_start, delta, *closing = sse_events(message_body(text_block("")))
+    deltas = [
+        ("content_block_delta", {**delta[1], "delta": {"type": "text_delta", "text": piece}})
+        for piece in pieces
+    ]
+    return [sse_bytes([event]) for event in (opening, block_start, *deltas, *closing)]
+
+
+def in_pieces(text: str, size: int = 1) -> Route:
+    """A well-behaved model that streams `text` `size` characters a delta (JSON when the
+    client did not ask for a stream)."""
+
+    def route(exchange: Exchange) -> None:
+        if not exchange.streaming:
+            _reply(exchange, message_body(text_block(text)))
+            return
+        events = _deltas([text[n : n + size] for n in range(0, len(text), size)])
+        exchange.start(200, "text/event-stream", length=sum(map(len, events)))
+        for event in events:
+            if not exchange.write(event):
+                return
+
+    return route
+
+
+def steadily(words: int, every_s: float) -> Route:
+    """A live answer, slow but steady: `words` words ("w0 w1 …"), one every `every_s`, then
+    the end of the message; longer in all than any gap in it."""
+
+    def route(exchange: Exchange) -> None:
+        events = _deltas([f"w{n} " for n in range(words)])
+        exchange.start(200, "text/event-stream")
+        exchange.write(b"".join(events[:2]))  # message_start, content_block_start
+        for event in events[2:-3]:  # one word a delta
+            time.sleep(every_s)
+            if not exchange.write(event):
+                return
+        exchange.write(b"".join(events[-3:]))  # content_block_stop, message_delta, _stop
 
     return route
 

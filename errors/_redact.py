@@ -1,4 +1,7 @@
-"""Secret redaction for anything written to a log, a terminal or a model.
+"""What text may carry across a boundary (a log, a terminal, a span, the model): secrets
+masked, and the one list of characters that change how text reads without being seen
+(`INVISIBLE`: controls, bidi, zero-width; `escape_invisible`, `for_outside`), and the rule for
+a flood of combining marks (`without_mark_floods`).
 
 Two ways a secret is found: by *pattern* (a well-known key prefix, an Authorization header, a
 password in a URL, a key-ish header, JSON key or query parameter such as `api_key=`,
@@ -11,17 +14,24 @@ text, and the spans they find are masked in the original.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from urllib.parse import quote, quote_plus
 
 __all__ = [
+    "CONTROL",
     "INVISIBLE",
+    "MAX_MARKS",
     "MAX_QUOTED",
     "MIN_SECRET_LENGTH",
+    "UNSEEN",
+    "escape_invisible",
     "for_outside",
     "quotable",
     "redact",
     "register_secret",
+    "thin_marks",
+    "without_mark_floods",
 ]
 
 _MASK = "[redacted]"
@@ -162,18 +172,85 @@ def quotable(value: str) -> str:
 
 # --- what leaves the process ------------------------------------------------------------------
 
-# Characters that change how text reads without showing: C0 and C1 controls (newline and tab
-# kept), bidirectional overrides, embeddings and isolates, zero-width characters, the BOM.
-INVISIBLE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
-)
+# The one list, for every boundary, of characters that change how text reads without being
+# seen. Controls: C0 (newline and tab kept), DEL and C1. Unseen: bidi controls (ALM, LRE…RLO,
+# LRI…PDI), zero-width characters and marks (ZWSP, ZWNJ, ZWJ, LRM, RLM), the line and
+# paragraph separators, the word joiner and the invisible operators, the byte order mark.
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+_UNSEEN = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+CONTROL = re.compile(f"[{_CONTROLS}]")
+UNSEEN = re.compile(f"[{_UNSEEN}]")
+INVISIBLE = re.compile(f"[{_CONTROLS}{_UNSEEN}]")  # both
+
+
+def escape_invisible(text: str) -> str:
+    """`text` with every `INVISIBLE` character written as its escape ("\\u202e"), so that a
+    reader sees it instead of being misled by it (a log line, a span attribute)."""
+    if text.isascii() and text.isprintable():
+        return text
+    return INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def for_outside(text: str) -> str:
     """`text` as it may leave the process — a log line, a span attribute, an exported trace:
-    secrets masked (`redact`) and every invisible character written as its escape ("\\u202e"),
-    so a reader sees it instead of being misled by it. The one function for that boundary."""
-    text = redact(text)
-    if text.isascii() and text.isprintable():
-        return text
-    return INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    secrets masked (`redact`) and every invisible character escaped (`escape_invisible`).
+    The one function for that boundary."""
+    return escape_invisible(redact(text))
+
+
+# --- a flood of combining marks -------------------------------------------------------------
+
+MAX_MARKS = 4  # combining marks kept on one base character; more are a flood
+# A run of characters at U+0300 or above: every combining mark is in one. Only runs long
+# enough to hold a flood are read character by character.
+_HIGH = re.compile("[\u0300-\U0010ffff]+")
+_MARKS = frozenset({"Mn", "Me"})  # nonspacing and enclosing marks: they stack on one cell
+
+
+def without_mark_floods(text: str) -> str:
+    """`text` with at most `MAX_MARKS` combining marks on a character: what every boundary
+    that keeps text (the terminal, the model's input) does with a flood of them. Accents and
+    vowel signs stay; a flood that would smear over the lines around it does not."""
+    return text if text.isascii() else thin_marks(text, 0)[0]
+
+
+def thin_marks(text: str, marks: int) -> tuple[str, int]:
+    """`text` with at most `MAX_MARKS` combining marks in a row (`marks` of them just before
+    it, for a stream's next piece), and the number of marks it ends with."""
+    out: list[str] = []
+    done, ending = 0, 0
+    for run in _HIGH.finditer(text):
+        chars = run.group()
+        before = marks if run.start() == 0 else 0  # a character below U+0300 is no mark
+        if before + len(chars) <= MAX_MARKS:  # too short to hold a flood
+            ending = _trailing_marks(chars, before)
+            continue
+        kept, ending = _marks_kept(chars, before)
+        out += [text[done : run.start()], kept]
+        done = run.end()
+    out.append(text[done:])
+    return "".join(out), ending if text and text[-1] >= "\u0300" else 0
+
+
+def _marks_kept(run: str, marks: int) -> tuple[str, int]:
+    """`run`, each base character keeping at most `MAX_MARKS` marks; the marks it ends with."""
+    kept: list[str] = []
+    for char in run:
+        if unicodedata.category(char) in _MARKS:
+            marks += 1
+            if marks > MAX_MARKS:
+                continue
+        else:
+            marks = 0
+        kept.append(char)
+    return "".join(kept), marks
+
+
+def _trailing_marks(text: str, before: int) -> int:
+    """How many combining marks end `text` (and `before` more, if it is all marks)."""
+    count = 0
+    for char in reversed(text):
+        if unicodedata.category(char) not in _MARKS:
+            return count
+        count += 1
+    return before + count

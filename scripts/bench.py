@@ -10,7 +10,8 @@ the hostile servers of benchmarks/hostile_server.py.
 
     python scripts/bench.py                 # the full run: tables on stdout, bench-results.json
     python scripts/bench.py --quick         # CI: small sizes, exit 1 only if badly broken
-    python scripts/bench.py --only hostile  # just the hostile table (--quick: small bounds)
+    python scripts/bench.py --only hostile  # the hostile table, default bounds (minutes;
+                                            # --quick: windows of a second, sizes small)
     python scripts/bench.py --only startup  # just the start-up table
     python scripts/bench.py --only state    # just the fleet rows and the store row
     python scripts/bench.py --soak 5000 --out /tmp/bench.json

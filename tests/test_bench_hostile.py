@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agent.records import BROKE_OFF
 from agent.repl import HISTORY_NOTE, PROMPT
 from benchmarks import hostile
 from benchmarks.hostile import AttackResult, Child, Hostile, SoakCounts
@@ -148,6 +149,41 @@ def test_the_chat_must_go_on_after_the_sentence() -> None:
     assert not ok(child(0, out=f"{PROMPT}Asking Claude for an answer …\n"), FakeServer())[0]
 
 
+def test_a_stream_cut_after_text_must_keep_it_marked_and_ask_once() -> None:
+    ok = judge("text deltas forever")
+    kept = f"{PROMPT}and on and on \n{BROKE_OFF}\n{PROMPT}\n"
+    assert ok(child(0, out=kept), FakeServer([{}]))[0]
+    assert not ok(child(0, out=kept), FakeServer([{}, {}]))[0]  # asked again in full
+    failed = f"{PROMPT}and on and on \nAsking Claude for an answer …\n{PROMPT}\n"
+    assert not ok(child(0, out=failed), FakeServer([{}, {}]))[0]  # not kept, not marked
+
+
+def test_unseen_text_and_floods_must_not_be_printed() -> None:
+    ok = judge("bidi, zero-width, 400 marks in a reply")
+    assert ok(child(0, out="Your file is txt.exe ready: Z\u0301\u0301algo\n"), FakeServer())[0]
+    assert not ok(child(0, out="Your file is\u202e txt.exe: Z\u0301algo\n"), FakeServer())[0]
+    flood = "Z" + "\u0301" * 400 + "algo\n"
+    assert not ok(child(0, out=flood), FakeServer())[0]
+
+
+def test_a_huge_chat_line_must_be_refused_and_the_next_answered() -> None:
+    ok = judge("a 10 MB line typed into the chat")
+    said = f"{PROMPT}… nothing was sent …\n{PROMPT}Four.\n"
+    assert ok(child(0, out=said), FakeServer([{"messages": ["2+2?"]}]))[0]
+    sent = FakeServer([{"messages": ["x" * 10_000_000]}, {"messages": ["2+2?"]}])
+    assert not ok(child(0, out=f"{PROMPT}Four.\n{PROMPT}Four.\n"), sent)[0]
+
+
+def test_a_spoiled_url_must_be_refused_at_start_up() -> None:
+    ok = judge("ANTHROPIC_BASE_URL with CR LF")
+    line = (
+        "agent: ANTHROPIC_BASE_URL must be an http(s) URL without spaces or control characters.\n"
+    )
+    assert ok(child(2, err=line), FakeServer())[0]
+    crashed = "Something went wrong inside the agent, so there is no answer.\n"
+    assert not ok(child(1, err=crashed), FakeServer([{}]))[0]
+
+
 def test_the_weather_attacks_want_the_fallbacks_answer() -> None:
     ok = judge("forecast weather_code 1e999")
     fallback = json.dumps({"city": "Paris, France", "source": "wttr.in"})
@@ -188,7 +224,22 @@ def test_the_attacks_are_named_once_and_the_quick_bounds_are_shown() -> None:
     attacks = hostile.attacks(quick=True)
     names = [a.name for a in attacks]
     assert len(names) == len(set(names))
-    assert hostile._bounds(attacks[0]) == "MODEL_TIMEOUT=0.5 TURN_TIMEOUT=20"
+    assert hostile._bounds(attacks[0]) == "MODEL_STALL_TIMEOUT=0.5 MODEL_TIMEOUT=1"
+
+
+def test_the_full_table_runs_every_attack_with_the_default_bounds() -> None:
+    """No attack of the full table shortens a timeout or a window; each stalled stream is
+    killed as hung if it is still running at 150 s."""
+    attacks = hostile.attacks(quick=False)
+    assert all(not name.endswith("_TIMEOUT") for a in attacks for name in a.env)
+    stalled = [a for a in attacks if a.guard_s is not None]
+    assert [a.name for a in stalled] == [
+        "model body trickles",
+        "ping events forever",
+        "text deltas forever",
+        "blank deltas after text, forever",
+    ]
+    assert all(a.guard_s == hostile.STALLED_GUARD_S == 150 for a in stalled)
 
 
 # --- measuring a child ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import ssl
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,7 +43,15 @@ __all__ = [
 
 def check_http_url(name: str, url: str) -> None:
     """Refuse, as `errors.BadSetting(name, …)`, a `url` that is not http(s) with a host (and a
-    valid port, if any). The value is never echoed: it may carry a key."""
+    valid port, if any), or that holds a space or a control character anywhere (strip what
+    surrounds it first). The value is never echoed: it may carry a key.
+
+    `urlsplit` drops tabs, CR and LF wherever they are, so a value with a line break would pass
+    its reading and fail only when the client sends it, as a failure of every request; it is
+    refused here instead, with any other whitespace or control or format character (C0, C1,
+    bidi controls, zero-width characters), which no URL holds unescaped."""
+    if any(char.isspace() or unicodedata.category(char) in _UNSEEN for char in url):
+        raise BadSetting(name, "must be an http(s) URL without spaces or control characters")
     try:
         parts = urlsplit(url)
         _ = parts.port  # raises ValueError for a port that is not a number in range
@@ -50,6 +59,9 @@ def check_http_url(name: str, url: str) -> None:
         parts = None
     if parts is None or parts.scheme not in {"http", "https"} or not parts.hostname:
         raise BadSetting(name, "must be an http(s) URL")
+
+
+_UNSEEN = frozenset({"Cc", "Cf"})  # control and format characters
 
 
 # --- the client and the capped GET --------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from agent.models import ModelCaller, ModelRequest, ModelUnavailable
+from agent.records import ASKED_AGAIN
 from offline import FlakyModel, api_error
 from resilience import Event
 from tests.agent.helpers import SECRET, ScriptedModel, model_policy_on, text
@@ -190,8 +191,11 @@ async def test_retry_waits_are_worded_like_the_tools(
     assert [e.message for e in events if e.kind != "attempting"] == [words]
 
 
-async def test_a_retry_after_partial_text_ends_that_line_first(fake_sleep: Any) -> None:
-    """Streamed "Let me", then a failure and a retry: a newline before the retried text."""
+async def test_a_retry_after_partial_text_ends_that_line_and_says_so_first(
+    fake_sleep: Any,
+) -> None:
+    """Streamed "Let me", then a failure and a retry: the line is ended, and a line saying the
+    model is asked again comes before the retried text (never a silent restart)."""
     seen: list[str] = []
 
     class Partial:
@@ -214,7 +218,7 @@ async def test_a_retry_after_partial_text_ends_that_line_first(fake_sleep: Any) 
 
     caller = ModelCaller(Partial(), model_policy_on(fake_sleep))
     await caller.create(ModelRequest(messages=REQUEST.messages, on_text=seen.append), [])
-    assert "".join(seen) == "Let me\nAll good."
+    assert "".join(seen) == f"Let me\n{ASKED_AGAIN}\nAll good."
 
 
 def _refused() -> anthropic.APIConnectionError:

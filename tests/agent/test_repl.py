@@ -16,6 +16,7 @@ from agent.claude import ClaudeModel
 from agent.console import Screen, trace_table
 from agent.loop import Answer
 from agent.models import ModelCaller
+from agent.records import ASKED_AGAIN
 from agent.repl import CANCELLED_EARLY, PROMPT, Repl, run_repl
 from agent.settings import Settings
 from offline import Fault, SimulatedServices, open_agent
@@ -225,10 +226,12 @@ def _claude_agent(*replies: Any) -> Callable[[Screen], Agent]:
 
 
 def test_a_retried_stream_does_not_run_into_the_partial_text() -> None:
-    """ "Let me", a mid-stream overload, a retry: the partial line ends, a status line follows."""
+    """ "Let me", a mid-stream overload, a retry: the partial line ends, a status line follows,
+    and a line that stays says the model is asked again before the retried text."""
     out = chat(["hi"], agent=_claude_agent(stream_error("Let me"), stream("All good.")))
     assert "Let meAll good." not in out
-    assert "Let me\n… claude-sonnet-4-6 is busy — retrying now\nAll good.\n" in out
+    retrying = "… claude-sonnet-4-6 is busy — retrying now\n"
+    assert f"Let me\n{retrying}{ASKED_AGAIN}\nAll good.\n" in out
 
 
 def test_an_error_after_partial_text_starts_on_its_own_line() -> None:

@@ -12,7 +12,14 @@ from structlog.testing import capture_logs
 
 from agent.conversation import Conversation
 from agent.loop import Limits, Turn
-from agent.models import ModelCaller, ModelRequest, ModelUnavailable, Reply, model_policy
+from agent.models import (
+    BACKSTOP_S,
+    ModelCaller,
+    ModelRequest,
+    ModelUnavailable,
+    Reply,
+    model_policy,
+)
 from agent.settings import Settings
 from offline import SimulatedServices, open_agent
 from tests.agent.helpers import ScriptedModel, assert_error_sentence, calls, registry, text
@@ -109,14 +116,19 @@ async def test_one_model_attempt_is_cut_at_the_model_timeout_then_tried_once_mor
 
 
 async def test_the_settings_timeouts_reach_the_model_policy_and_the_turn() -> None:
-    """open_agent: AGENT_MODEL_TIMEOUT is the model attempt's bound, AGENT_TURN_TIMEOUT the
-    turn's; limits given explicitly win."""
-    settings = Settings.from_env({"AGENT_MODEL_TIMEOUT": "7", "AGENT_TURN_TIMEOUT": "9"})
+    """open_agent: AGENT_MODEL_TIMEOUT is the model attempt's bound (the engine's cut a
+    backstop just after it), AGENT_MODEL_STALL_TIMEOUT its no-progress window,
+    AGENT_TURN_TIMEOUT the turn's; limits given explicitly win."""
+    settings = Settings.from_env(
+        {"AGENT_MODEL_TIMEOUT": "7", "AGENT_MODEL_STALL_TIMEOUT": "4", "AGENT_TURN_TIMEOUT": "9"}
+    )
     async with make_client(transport=SimulatedServices().transport) as http:
         agent = await open_agent(settings, http=http)
         explicit = await open_agent(settings, http=http, limits=Limits(turn_timeout_s=3.0))
         await agent.aclose()
         await explicit.aclose()
-    assert agent.caller.engine.policy.attempt_timeout_s == 7.0
+    assert agent.caller.attempt_s == 7.0
+    assert agent.caller.engine.policy.attempt_timeout_s == 7.0 + BACKSTOP_S
+    assert agent.caller.stall_s == 4.0
     assert agent.limits.turn_timeout_s == 9.0
     assert explicit.limits.turn_timeout_s == 3.0

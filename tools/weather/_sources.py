@@ -129,13 +129,14 @@ class Endpoints:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], *, lenient: bool = False) -> Endpoints:
-        """From OPEN_METEO_GEOCODING_URL, OPEN_METEO_FORECAST_URL and WTTR_URL; unset or
-        empty values keep the defaults. `lenient` (offline, where no real service is called):
-        a value that is not an http(s) URL keeps the default too, rather than being refused."""
+        """From OPEN_METEO_GEOCODING_URL, OPEN_METEO_FORECAST_URL and WTTR_URL, each stripped
+        of surrounding whitespace; unset or empty values keep the defaults. `lenient`
+        (offline, where no real service is called): a value that is not an http(s) URL keeps
+        the default too, rather than being refused."""
         urls = {
-            "geocoding_url": env.get("OPEN_METEO_GEOCODING_URL") or DEFAULT_GEOCODING_URL,
-            "forecast_url": env.get("OPEN_METEO_FORECAST_URL") or DEFAULT_FORECAST_URL,
-            "wttr_url": _no_trailing_slash(env.get("WTTR_URL") or DEFAULT_WTTR_URL),
+            "geocoding_url": _setting(env, "OPEN_METEO_GEOCODING_URL") or DEFAULT_GEOCODING_URL,
+            "forecast_url": _setting(env, "OPEN_METEO_FORECAST_URL") or DEFAULT_FORECAST_URL,
+            "wttr_url": _no_trailing_slash(_setting(env, "WTTR_URL") or DEFAULT_WTTR_URL),
         }
         if lenient:
             urls = {name: _usable(name, url) for name, url in urls.items()}
@@ -147,6 +148,11 @@ _DEFAULTS = {
     "forecast_url": DEFAULT_FORECAST_URL,
     "wttr_url": DEFAULT_WTTR_URL,
 }
+
+
+def _setting(env: Mapping[str, str], name: str) -> str:
+    """`env[name]` without the whitespace around it ("" when unset)."""
+    return env.get(name, "").strip()
 
 
 def _usable(attribute: str, url: str) -> str:
