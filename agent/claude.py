@@ -255,7 +255,9 @@ class ClaudeModel:
             self._client = new_client(
                 api_key=api_key, base_url=base_url, transport=transport, timeout=timeout
             )
-        else:  # a cheap copy on the same connections: the shared one may have retries on
+        elif client.max_retries == 0 and client.timeout == timeout:
+            self._client = client  # as `new_client` makes it: used as it is
+        else:  # a copy on the same connections: the shared one may have retries on
             self._client = client.with_options(max_retries=0, timeout=timeout)
 
     @property

@@ -488,7 +488,7 @@ def attacks(quick: bool) -> list[Attack]:
     )
     j1 = raw_json(  # with the nearest area, or the agent rightly doubts it is Paris
         b'{"current_condition": [{"temp_C": "9", "humidity": "58", '
-        b'"weatherDesc": [{"value": "Overcast"}]}], '
+        b'"weatherCode": "122", "weatherDesc": [{"value": "Overcast"}]}], '
         b'"nearest_area": [{"areaName": [{"value": "Paris"}], "country": [{"value": "France"}]}], '
         b'"request": [{"query": "Paris", "type": "City"}]}'
     )

@@ -219,6 +219,8 @@ class _Call(Generic[T]):
         except Exception:
             assert state is not None  # tenacity raises only what an attempt raised
             return self._gave_up(source, breaker, state, bounds.reason)
+        finally:
+            _unlink(retrying)
         raise AssertionError("tenacity ended without an answer or an error")  # pragma: no cover
 
     async def _attempt(
@@ -364,6 +366,15 @@ class _Call(Generic[T]):
 
     def _backoff(self, state: RetryCallState) -> float:
         return full_jitter(self.policy, state.attempt_number - 1)
+
+
+def _unlink(retrying: AsyncRetrying) -> None:
+    """Free a finished `AsyncRetrying` at once. tenacity keeps the state of its loop and its
+    next actions, bound to itself, on the object: reference cycles that only the garbage
+    collector frees, with everything the call touched hanging from them (about 90 objects
+    a call; at concurrency 20 that made the collector run three times as often)."""
+    retrying.iter_state.reset()
+    vars(retrying).pop("_retry_state", None)
 
 
 _RETRYING = frozenset({"backoff", "retry_after", "reconnect"})

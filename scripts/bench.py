@@ -1,8 +1,10 @@
 """Benchmark this agent beside the article's loop and the SDK's tool runner, soak it, run
 every hostile attack against the CLI (the "hostile" table, benchmarks/hostile.py), time
-start-up as ratios to `python -c "import httpx, pydantic"` (benchmarks/startup.py), then the
+start-up as ratios to `python -c "import httpx, pydantic"` (benchmarks/startup.py), the
 state that outlives a process or spans a fleet: four workers with their own state and with a
-shared Redis, and the conversation store (benchmarks/state.py).
+shared Redis, and the conversation store (benchmarks/state.py), then CPU per question, tail
+latency and throughput beside the bare SDK loop at concurrency 1, 20 and 100, with faults,
+degraded and in a 200-turn chat (benchmarks/perf.py).
 
 Everything runs against loopback servers (real TCP on 127.0.0.1) that this script starts and
 stops: the Messages API as a scripted model, Open-Meteo and wttr.in, with scripted faults, and
@@ -14,6 +16,7 @@ the hostile servers of benchmarks/hostile_server.py.
                                             # --quick: windows of a second, sizes small)
     python scripts/bench.py --only startup  # just the start-up table
     python scripts/bench.py --only state    # just the fleet rows and the store row
+    python scripts/bench.py --only perf     # just the table beside the bare loop (minutes)
     python scripts/bench.py --soak 5000 --out /tmp/bench.json
 
 Benchmarks are not timed tests: the aims are reported, and only absurd results fail `--quick`;
@@ -37,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.hostile import Hostile, print_hostile, run_hostile
+from benchmarks.perf import Perf, print_perf, run_perf
 from benchmarks.startup import Startup, print_startup, run_startup
 from benchmarks.state import StateBench, print_state, run_state
 from benchmarks.suite import Check, Config, Results, run_suite
@@ -62,8 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "startup"):
         startup = run_startup(quick=args.quick)
     state = run_state(quick=args.quick) if args.only in (None, "state") else None
-    print_report(results, quick=args.quick, hostile=hostile, startup=startup, state=state)
-    data = as_json(results, hostile, startup, state)
+    perf = run_perf(quick=args.quick) if args.only in (None, "perf") else None
+    print_report(
+        results, quick=args.quick, hostile=hostile, startup=startup, state=state, perf=perf
+    )
+    data = as_json(results, hostile, startup, state, perf)
     Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     seconds = time.perf_counter() - started
     print(f"\nResults written to {args.out} ({seconds:.1f} s in all).")
@@ -79,9 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=7, help="seed of the soak's random faults")
     parser.add_argument(
         "--only",
-        choices=("suite", "hostile", "startup", "state"),
+        choices=("suite", "hostile", "startup", "state", "perf"),
         help="run one part: the side-by-side suite and its soak, the hostile table, the "
-        "start-up table, or the fleet and store rows",
+        "start-up table, the fleet and store rows, or the table beside the bare loop",
     )
     parser.add_argument(
         "--hostile-soak",
@@ -109,9 +116,10 @@ def print_report(
     hostile: Hostile | None = None,
     startup: Startup | None = None,
     state: StateBench | None = None,
+    perf: Perf | None = None,
 ) -> None:
-    """The table, the ratios, the soak, the hostile table, start-up and the checks, on
-    stdout; a part that was not run (`None`) is left out."""
+    """The table, the ratios, the soak, the hostile table, start-up, state, the table beside
+    the bare loop and the checks, on stdout; a part that was not run (`None`) is left out."""
     if results is not None:
         print_table(results)
         print_ratios(results)
@@ -122,17 +130,23 @@ def print_report(
         print_startup(startup)
     if state is not None:
         print_state(state)
-    print_checks(all_checks(results, hostile, state), quick=quick)
+    if perf is not None:
+        print_perf(perf)
+    print_checks(all_checks(results, hostile, state, perf), quick=quick)
 
 
 def all_checks(
-    results: Results | None, hostile: Hostile | None = None, state: StateBench | None = None
+    results: Results | None,
+    hostile: Hostile | None = None,
+    state: StateBench | None = None,
+    perf: Perf | None = None,
 ) -> list[Check]:
     """Every check of the parts that ran; `--quick` exits 1 if any failed."""
     return [
         *(results.checks() if results else []),
         *(hostile.checks() if hostile else []),
         *(state.checks() if state else []),
+        *(perf.checks() if perf else []),
     ]
 
 
@@ -230,9 +244,10 @@ def as_json(
     hostile: Hostile | None = None,
     startup: Startup | None = None,
     state: StateBench | None = None,
+    perf: Perf | None = None,
 ) -> dict[str, Any]:
     """Everything measured, as plain data (a part not run is `null`, or absent)."""
-    checks = all_checks(results, hostile, state)
+    checks = all_checks(results, hostile, state, perf)
     data: dict[str, Any] = {
         "meta": {"python": platform.python_version(), "platform": platform.platform()}
     }
@@ -251,6 +266,7 @@ def as_json(
     data["hostile"] = hostile.as_json() if hostile is not None else None
     data["startup"] = _startup_json(startup) if startup is not None else None
     data["state"] = state.as_json() if state is not None else None
+    data["perf"] = perf.as_json() if perf is not None else None
     data["checks"] = [dataclasses.asdict(check) for check in checks]
     data["broken"] = not all(check.ok for check in checks)
     return data

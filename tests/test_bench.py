@@ -253,5 +253,23 @@ def test_bench_help_describes_it_in_whole_sentences() -> None:
     """`scripts/bench.py --help` gives the docstring's first paragraph, not half a line."""
     bench = load_script()
     description = bench._parser().description
-    assert description.endswith("(benchmarks/state.py).")
+    assert description.endswith("(benchmarks/perf.py).")
     assert description.startswith("Benchmark this agent beside")
+
+
+def test_perf_runs_both_systems_on_the_same_questions_and_judges_them() -> None:
+    """A tiny perf run: each system answers every calm question and the degraded ones
+    honestly, the table prints every row asked for, and the checks pass."""
+    import dataclasses
+
+    from benchmarks.perf import BARE, OURS, WORKLOADS, print_perf, run_perf
+
+    tiny = [dataclasses.replace(w, quick_questions=4) for w in WORKLOADS if w.name in
+            ("c=20", "degraded")]  # fmt: skip
+    perf = run_perf(quick=True, workloads=tiny)
+    for system in (OURS, BARE):
+        assert perf.rows["c=20"][system].outcomes == {"correct": 4}
+        assert perf.rows["degraded"][system].outcomes == {"unavailable": 4}
+    assert all(check.ok for check in perf.checks())
+    assert json.loads(json.dumps(perf.as_json()))["rows"]["c=20"][OURS]["questions"] == 4
+    print_perf(perf)

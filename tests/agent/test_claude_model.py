@@ -132,6 +132,17 @@ async def test_a_shared_client_is_used_with_retries_off_and_left_open() -> None:
     await shared.close()
 
 
+def test_a_shared_client_made_by_new_client_is_not_copied_per_model() -> None:
+    """`model_client`'s client (retries off, the same timeout) is used as it is: a question
+    does not build two SDK clients (each copy is a new client object and its cycles)."""
+    shared = new_client(api_key=KEY)
+    primary = ClaudeModel(client=shared)
+    fallback = ClaudeModel(model="claude-haiku-4-5", client=primary.client)
+    assert primary.client is shared
+    assert fallback.client is shared
+    assert ClaudeModel(client=shared.with_options(max_retries=2)).client.max_retries == 0
+
+
 @pytest.mark.parametrize("streamed", [False, True], ids=["create", "stream"])
 async def test_bad_data_every_time_is_retried_once_then_one_plain_sentence(
     streamed: bool, fake_sleep: Any

@@ -72,6 +72,7 @@ j1s = st.one_of(
                     optional={
                         "temp_C": readings,
                         "humidity": readings,
+                        "weatherCode": st.one_of(json_values, readings),
                         "weatherDesc": st.one_of(
                             json_values, st.lists(st.fixed_dictionaries({"value": scalars}))
                         ),

@@ -394,3 +394,49 @@ def test_the_registry_lists_a_made_tool_like_any_other() -> None:
     """A made tool's definition is valid JSON for the Messages API."""
     made = tool(fine)
     assert json.loads(json.dumps(Registry([made]).definitions()))[0]["name"] == "fine"
+
+
+# --- built once per process ---
+
+
+def test_a_function_made_into_tools_twice_shares_one_input_model_and_schema() -> None:
+    """The pydantic model and its JSON schema are built once per function, however many
+    agents offer it: a second tool from the same function reuses both."""
+
+    async def spell(word: Word) -> str:
+        """Spell a word."""
+        return word
+
+    first, second = tool(spell), tool(spell)
+    assert first.input_model is second.input_model
+    assert first.definition()["input_schema"] == second.definition()["input_schema"]
+    assert (
+        first.definition()["input_schema"]["properties"]
+        is (second.definition()["input_schema"]["properties"])
+    )
+
+
+def test_builtin_tools_for_each_question_reuse_the_calculators_model() -> None:
+    """`agent ask` opens tools per question; the calculator's model is not rebuilt each time."""
+    import httpx
+
+    from tools import builtin_tools
+
+    made = [builtin_tools(httpx.AsyncClient) for _ in range(3)]
+    models = {id(tools[1].input_model) for tools in made}
+    assert len(models) == 1
+
+
+def test_a_method_of_an_unhashable_object_still_becomes_a_tool() -> None:
+    """An object without a hash is not cached, and its method's tool works all the same."""
+
+    @dataclass
+    class Glossary:  # eq=True without frozen: instances cannot be hashed
+        prefix: str
+
+        async def lookup(self, word: Word) -> str:
+            """Look a word up."""
+            return self.prefix + word
+
+    made = tool(Glossary("g:").lookup)
+    assert made.definition()["input_schema"]["required"] == ["word"]

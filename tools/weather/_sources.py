@@ -85,6 +85,7 @@ __all__ = [
     "checked_label",
     "city_url",
     "describe_wmo",
+    "describe_wwo",
     "humidity",
     "is_unknown_location",
     "label",
@@ -202,6 +203,39 @@ _WORDS = {
     96: "thunderstorm with slight hail",
     99: "thunderstorm with heavy hail",
 }
+
+
+# wttr.in's `weatherCode`: WorldWeatherOnline's codes, not WMO's. Its `weatherDesc` is free
+# text from upstream and is never shown: the words come from this table or not at all.
+_WWO_WORDS = {
+    113: "clear", 116: "partly cloudy", 119: "cloudy", 122: "overcast", 143: "mist",
+    176: "patchy rain possible", 179: "patchy snow possible", 182: "patchy sleet possible",
+    185: "patchy freezing drizzle possible", 200: "thundery outbreaks possible",
+    227: "blowing snow", 230: "blizzard", 248: "fog", 260: "freezing fog",
+    263: "patchy light drizzle", 266: "light drizzle", 281: "freezing drizzle",
+    284: "heavy freezing drizzle", 293: "patchy light rain", 296: "light rain",
+    299: "moderate rain at times", 302: "moderate rain", 305: "heavy rain at times",
+    308: "heavy rain", 311: "light freezing rain", 314: "moderate or heavy freezing rain",
+    317: "light sleet", 320: "moderate or heavy sleet", 323: "patchy light snow",
+    326: "light snow", 329: "patchy moderate snow", 332: "moderate snow",
+    335: "patchy heavy snow", 338: "heavy snow", 350: "ice pellets",
+    353: "light rain shower", 356: "moderate or heavy rain shower",
+    359: "torrential rain shower", 362: "light sleet showers",
+    365: "moderate or heavy sleet showers", 368: "light snow showers",
+    371: "moderate or heavy snow showers", 374: "light showers of ice pellets",
+    377: "moderate or heavy showers of ice pellets", 386: "patchy light rain with thunder",
+    389: "moderate or heavy rain with thunder", 392: "patchy light snow with thunder",
+    395: "moderate or heavy snow with thunder",
+}  # fmt: skip
+
+
+def describe_wwo(code: object) -> str:
+    """Words for wttr.in's `weatherCode` ("122" → "overcast"); anything else is
+    "conditions not reported"."""
+    number = as_number(code)
+    if number is None or number != int(number):
+        return "conditions not reported"
+    return _WWO_WORDS.get(int(number), "conditions not reported")
 
 
 def describe_wmo(code: object) -> str:
@@ -558,7 +592,7 @@ def parse_j1(body: Any, city: str) -> Report:
     return Report(
         city=city,
         temperature_c=celsius(current.get("temp_C"), WTTR),
-        condition=_description(current.get("weatherDesc")),
+        condition=describe_wwo(current.get("weatherCode")),
         source=WTTR,
         humidity_pct=humidity(current.get("humidity")),
     )
@@ -649,10 +683,3 @@ def _first(conditions: object) -> dict[str, Any]:
     if isinstance(conditions, list) and conditions and isinstance(conditions[0], dict):
         return conditions[0]
     raise BadUpstreamData(f"{WTTR} answer has no current_condition", source=WTTR)
-
-
-def _description(value: object) -> str:
-    """`[{"value": "Overcast"}]` → "overcast"."""
-    first = value[0] if isinstance(value, list) and value else None
-    text = label(first.get("value")) if isinstance(first, dict) else None
-    return text.lower() if text else "conditions not reported"

@@ -5,9 +5,10 @@
 The tool runs its two sources (`tools.weather._sources`) through the resilience engine: a
 deadline per attempt and per call, error-to-action on every failure, a circuit breaker per
 source. Its answer is a `Report` as JSON: `city` names the place it is for, `temperature`
-in °C, `condition` in words (WMO codes, or wttr.in's description), `humidity` when known, the
-`source`, and a `note` when the place is not plainly the one asked for (a name read as
-another, a shared name, a region that fits none: `tools.weather.places`). With no source
+in °C, `condition` in words (from WMO's codes, or wttr.in's WorldWeatherOnline codes; never
+upstream free text), `humidity` when known, the `source`, and a `note` when the place is not
+plainly the one asked for (a name read as another, a shared name, a region that fits none:
+`tools.weather.places`). With no source
 answering it says so honestly — `"degraded": true`, what happened to each source and when to
 try again, and no invented numbers. A place that does not exist is not an outage: the model
 is told which name was not found. The endpoints are read from the environment once, at the
