@@ -3,6 +3,7 @@ fake clock, a policy on it, a progress recorder, a real Redis server."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -43,6 +44,16 @@ def _clean_structlog() -> Iterator[None]:
     yield
     structlog.reset_defaults()
     structlog.contextvars.clear_contextvars()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _python_handles_ctrl_c() -> Iterator[None]:
+    """Ctrl-C as an interactive run has it: a suite started as a background job inherits
+    SIGINT ignored, and asyncio then installs no handler, so the tests that send themselves
+    SIGINT would wait for ever."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture(autouse=True)
