@@ -47,13 +47,16 @@ def _clean_structlog() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _python_handles_ctrl_c() -> Iterator[None]:
-    """Ctrl-C as an interactive run has it: a suite started as a background job inherits
-    SIGINT ignored, and asyncio then installs no handler, so the tests that send themselves
-    SIGINT would wait for ever."""
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+def _signals_as_a_terminal_has_them() -> Iterator[None]:
+    """Ctrl-C and hang-up as an interactive run has them. A suite started as a background job
+    inherits SIGINT ignored (asyncio then installs no handler, and the tests that send
+    themselves SIGINT would wait for ever); under `nohup`, SIGHUP ignored, which every agent
+    the tests start would inherit and rightly keep."""
+    interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
+    hangup = signal.signal(signal.SIGHUP, signal.SIG_DFL)
     yield
-    signal.signal(signal.SIGINT, before)
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGHUP, hangup)
 
 
 @pytest.fixture(autouse=True)
