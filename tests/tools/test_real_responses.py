@@ -136,11 +136,11 @@ async def test_an_unknown_unit_is_refused_once_and_wttr_answers(
     ("city", "latitude", "named"),
     [
         ("Paris", "48.85341", "Paris, France"),
-        ("Paris, TX", "33.66094", "Paris, Texas, États Unis"),
-        ("Paris, Texas", "33.66094", "Paris, Texas, États Unis"),
-        ("Paris, Tennessee", "36.302", "Paris, Tennessee, États Unis"),
-        ("Paris, KY", "38.2098", "Paris, Kentucky, États Unis"),
-        ("Paris, IL, US", "39.61115", "Paris, Illinois, États Unis"),
+        ("Paris, TX", "33.66094", "Paris, Texas, United States"),
+        ("Paris, Texas", "33.66094", "Paris, Texas, United States"),
+        ("Paris, Tennessee", "36.302", "Paris, Tennessee, United States"),
+        ("Paris, KY", "38.2098", "Paris, Kentucky, United States"),
+        ("Paris, IL, US", "39.61115", "Paris, Illinois, United States"),
     ],
 )
 async def test_region_hints_pick_among_recorded_matches(
@@ -165,10 +165,10 @@ async def test_a_country_several_matches_share_is_answered_with_a_note(
     _, forecast = mount_om(routes, served("open_meteo_geocoding_paris"), Script(ok(PARIS_FORECAST)))
     report = parsed((await ask(weather, city)).content)
     assert forecast.calls.last.request.url.params["latitude"] == "33.66094"
-    assert report["city"] == "Paris, Texas, États Unis"
+    assert report["city"] == "Paris, Texas, United States"
     assert report["note"] == (
-        "Several places are called Paris; this is Paris, Texas, États Unis. Others: Paris, "
-        "Tennessee, États Unis; Paris, Kentucky, États Unis; Paris, Illinois, États Unis."
+        "Several places are called Paris; this is Paris, Texas, United States. Others: Paris, "
+        "Tennessee, United States; Paris, Kentucky, United States; Paris, Illinois, United States."
     )
 
 

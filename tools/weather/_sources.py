@@ -48,6 +48,7 @@ from tools.weather.places import (
     choose,
     cities_named,
     country_code_of,
+    country_name,
     describe,
     distance_km,
     fits,
@@ -461,14 +462,14 @@ def _match(result: dict[str, Any]) -> Match | None:
     name = label(result.get("name"))
     if name is None:  # nothing fit to show: not a place this answer can name
         return None
-    code = result.get("country_code")
+    code, country = _country(result.get("country_code"))
     population = result.get("population")
     feature = result.get("feature_code")
     regions = (label(result.get(key)) for key in _ADMIN_FIELDS)
     return Match(
         name=name,
-        country=label(result.get("country")) or "",
-        country_code=code if isinstance(code, str) else "",
+        country=country,
+        country_code=code,
         region=label(result.get("admin1")) or "",
         regions=tuple(region for region in regions if region),
         latitude=latitude,
@@ -476,6 +477,17 @@ def _match(result: dict[str, Any]) -> Match | None:
         population=population if isinstance(population, int) and population > 0 else None,
         town=not isinstance(feature, str) or feature.startswith("PPL"),
     )
+
+
+def _country(code: object) -> tuple[str, str]:
+    """A result's country as its ISO code and GeoNames' English name for it, or ("", "")
+    when the code is not a country's: never the answer's own `country` text, which is free
+    text from upstream (and in the language the request asked for)."""
+    if not (isinstance(code, str) and len(code) == 2 and code.isascii() and code.isalpha()):
+        return "", ""
+    code = code.upper()
+    name = country_name(code)
+    return (code, name) if name != code else ("", "")
 
 
 def parse_current(body: Any, city: str, *, note: str | None = None) -> Report:
