@@ -15,7 +15,7 @@ from agent.claude import ClaudeModel, http_timeout
 from agent.loop import Answer, Limits
 from agent.models import MODEL_POLICY, ModelCaller
 from benchmarks.hostile_server import HostileServer
-from tests.agent.helpers import registry
+from tests.agent.helpers import assert_error_sentence, registry
 from tests.cli_run import run_cli
 from tools import Registry
 
@@ -76,6 +76,20 @@ class Ran(NamedTuple):
     code: int
     out: str
     err: str
+
+
+def assert_cut_twice(answer: Answer, requests: int, logs: list[dict[str, Any]], note: str) -> None:
+    """A model call cut on both its attempts: retried once, then one plain sentence, with
+    `note` in each failure's developer note."""
+    assert answer.answered is False
+    assert_error_sentence(answer.text)
+    assert [(a.outcome, a.action) for a in answer.attempts] == [
+        ("timeout", "retry"),
+        ("timeout", "escalate"),
+    ]
+    assert requests == 2
+    failed = events(logs, "model.attempt_failed")
+    assert all(note in e["developer_note"] for e in failed)
 
 
 def run_agent(
