@@ -20,6 +20,7 @@ sources (Open-Meteo, then wttr.in) and model calls (the primary model, then a fa
 from __future__ import annotations
 
 import asyncio
+import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
@@ -324,6 +325,7 @@ class _Call(Generic[T]):
 
     def outcome(self, answered_by: str | None) -> Outcome[T]:
         """The call's result; with no source answering and nothing to fix, it gave up."""
+        _let_go(self.error)
         failure = None if answered_by or self.last is None else self.last.final()
         if answered_by is None and self.fix is None:
             self.emit("gave_up", self.failed_at, verdict=failure)
@@ -368,13 +370,24 @@ class _Call(Generic[T]):
         return full_jitter(self.policy, state.attempt_number - 1)
 
 
+def _let_go(error: BaseException | None) -> None:
+    """Clear the local variables of the finished frames a failure's traceback holds (and its
+    causes'): they hold the call, its tenacity loop and the failure itself, a cycle only the
+    garbage collector would free. The traceback still reads as one: files, lines, code."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        traceback.clear_frames(error.__traceback__)
+        error = error.__cause__ or error.__context__
+
+
 def _unlink(retrying: AsyncRetrying) -> None:
-    """Free a finished `AsyncRetrying` at once. tenacity keeps the state of its loop and its
-    next actions, bound to itself, on the object: reference cycles that only the garbage
-    collector frees, with everything the call touched hanging from them (about 90 objects
-    a call; at concurrency 20 that made the collector run three times as often)."""
-    retrying.iter_state.reset()
-    vars(retrying).pop("_retry_state", None)
+    """Let a finished `AsyncRetrying` hold nothing. tenacity keeps the state of its loop and
+    its next actions, bound to itself, on the object, and its strategies are bound to the
+    call: reference cycles that only the garbage collector frees, with everything the call
+    touched hanging from them (at concurrency 20, 290 young-generation collections per 600
+    questions where 200 remain without them). The object is not used again."""
+    vars(retrying).clear()
 
 
 _RETRYING = frozenset({"backoff", "retry_after", "reconnect"})

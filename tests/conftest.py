@@ -50,10 +50,13 @@ def _clean_structlog() -> Iterator[None]:
 def _signals_as_a_terminal_has_them() -> Iterator[None]:
     """Ctrl-C and hang-up as an interactive run has them. A suite started as a background job
     inherits SIGINT ignored (asyncio then installs no handler, and the tests that send
-    themselves SIGINT would wait for ever); under `nohup`, SIGHUP ignored, which every agent
-    the tests start would inherit and rightly keep."""
+    themselves SIGINT would wait for ever). Under `nohup` SIGHUP is ignored, and every agent
+    the tests start would inherit that and rightly keep it: the suite then ignores hang-ups
+    with a handler of its own instead, which a child does not inherit."""
     interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
-    hangup = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    hangup = signal.getsignal(signal.SIGHUP)
+    if hangup == signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, lambda _signum, _frame: None)
     yield
     signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGHUP, hangup)

@@ -12,7 +12,13 @@ import pytest
 from structlog.testing import capture_logs
 
 from agent.app import Agent
-from agent.claude import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ClaudeModel, new_client
+from agent.claude import (
+    CONNECT_TIMEOUT_S,
+    READ_TIMEOUT_S,
+    ClaudeModel,
+    http_timeout,
+    new_client,
+)
 from agent.conversation import Conversation
 from agent.models import ModelCaller, ModelRequest, PromptTooLong
 from errors import BadUpstreamData, ResponseTooLarge, classify
@@ -132,15 +138,16 @@ async def test_a_shared_client_is_used_with_retries_off_and_left_open() -> None:
     await shared.close()
 
 
-def test_a_shared_client_made_by_new_client_is_not_copied_per_model() -> None:
-    """`model_client`'s client (retries off, the same timeout) is used as it is: a question
-    does not build two SDK clients (each copy is a new client object and its cycles)."""
+async def test_a_shared_client_made_by_new_client_is_not_copied_per_model() -> None:
+    """A client with retries off and the same timeout is used as it is; any other is copied."""
     shared = new_client(api_key=KEY)
     primary = ClaudeModel(client=shared)
     fallback = ClaudeModel(model="claude-haiku-4-5", client=primary.client)
-    assert primary.client is shared
-    assert fallback.client is shared
+    assert (primary.client, fallback.client) == (shared, shared)
+    slower = ClaudeModel(client=shared, timeout=http_timeout(read_s=600.0)).client
+    assert slower is not shared
     assert ClaudeModel(client=shared.with_options(max_retries=2)).client.max_retries == 0
+    await shared.close()
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["create", "stream"])

@@ -483,9 +483,9 @@ def _country(code: object) -> tuple[str, str]:
     """A result's country as its ISO code and GeoNames' English name for it, or ("", "")
     when the code is not a country's: never the answer's own `country` text, which is free
     text from upstream (and in the language the request asked for)."""
-    if not (isinstance(code, str) and len(code) == 2 and code.isascii() and code.isalpha()):
+    code = code.strip().upper() if isinstance(code, str) else ""
+    if not (len(code) == 2 and code.isascii() and code.isalpha()):
         return "", ""
-    code = code.upper()
     name = country_name(code)
     return (code, name) if name != code else ("", "")
 
@@ -611,15 +611,17 @@ def parse_j1(body: Any, city: str) -> Report:
 
 
 def area_of(body: Any) -> Area | None:
-    """The answer's `nearest_area[0]`, or None when it has none."""
+    """The answer's `nearest_area[0]`, its country as GeoNames names it (or none), or None
+    when it has none."""
     areas = body.get("nearest_area") if isinstance(body, dict) else None
     if not (isinstance(areas, list) and areas and isinstance(areas[0], dict)):
         return None
     area = areas[0]
+    code = country_code_of(_value(area.get("country")))
     return Area(
         name=_value(area.get("areaName")),
         region=_value(area.get("region")),
-        country=_value(area.get("country")),
+        country=country_name(code) if code else "",  # GeoNames' name: never wttr.in's words
         latitude=as_number(area.get("latitude")),
         longitude=as_number(area.get("longitude")),
     )
