@@ -15,7 +15,7 @@ import threading
 from enum import StrEnum
 from typing import NamedTuple
 
-import snowballstemmer
+import Stemmer  # PyStemmer: the Snowball stemmers, in C
 
 from errors._redact import redact
 
@@ -270,7 +270,7 @@ def stem(word: str) -> str:
         return word
     english = getattr(_STEMMERS, "english", None)
     if english is None:
-        english = _STEMMERS.english = snowballstemmer.stemmer("english")
+        english = _STEMMERS.english = Stemmer.Stemmer("english")
     return str(english.stemWord(word))
 
 
