@@ -20,6 +20,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from errors._facts import normalise
@@ -49,6 +50,19 @@ def catalogue(git_dir: str, commit: str, name: str) -> dict[str, str]:
         if english and translated and translated != english:
             found[english] = translated
     return found
+
+
+def _rows(rows: Iterable[tuple[str, dict[str, str]]]) -> list[str]:
+    """The lines of a dict of dicts by language: each key as Python writes it, then its
+    translations in the order of their languages."""
+    lines: list[str] = []
+    for key, by_lang in rows:
+        lines.append(f"    {key}: {{")
+        lines += [
+            f"        {_quoted(lang)}: {_quoted(text)}," for lang, text in sorted(by_lang.items())
+        ]
+        lines.append("    },")
+    return lines
 
 
 def _quoted(text: str) -> str:
@@ -102,22 +116,10 @@ def main(git_dir: str, statuses_dir: str) -> None:
         "# English (as the vocabularies spell it) → language → the catalogue's translation.",
         "TRANSLATIONS: dict[str, dict[str, str]] = {",
     ]
-    for english in sorted(table):
-        lines.append(f"    {_quoted(english)}: {{")
-        lines += [
-            f"        {_quoted(lang)}: {_quoted(text)},"
-            for lang, text in sorted(table[english].items())
-        ]
-        lines.append("    },")
+    lines += _rows((_quoted(english), by_lang) for english, by_lang in sorted(table.items()))
     lines += ["}", "", "# HTTP error status → language → its reason phrase."]
     lines.append("STATUS_PHRASES: dict[int, dict[str, str]] = {")
-    for code in sorted(phrases):
-        lines.append(f"    {code}: {{")
-        lines += [
-            f"        {_quoted(lang)}: {_quoted(text)},"
-            for lang, text in sorted(phrases[code].items())
-        ]
-        lines.append("    },")
+    lines += _rows((str(code), by_lang) for code, by_lang in sorted(phrases.items()))
     lines.append("}")
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(
