@@ -323,10 +323,9 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
         io.stderr.write("agent ask: the question is empty.\n")
         return EXIT_USAGE
     if len(question) > QUESTION_CHARS:  # refused before anything starts, so nothing is sent
-        io.stderr.write(
-            f"agent ask: the question is {len(question):,} characters long and may be at most "
-            f"{QUESTION_CHARS:,}; nothing was sent.\n"
-        )
+        from agent.records import too_long
+
+        io.stderr.write(f"agent ask: {too_long(len(question), QUESTION_CHARS).user_message}\n")
         return EXIT_USAGE
 
     def answer(settings: Settings, mcp: list[McpServer]) -> int:
@@ -341,6 +340,7 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
             io.stderr.write(settings.banner + "\n")
         notice = functools.partial(print, file=io.stderr)
         history, conversation = _saved_conversation(settings, args.go_on, notice)
+        said = history.notice if history is not None else None
         try:
             reply = asyncio.run(
                 ask(question, settings, mcp=mcp, on_notice=notice, conversation=conversation,
@@ -349,7 +349,7 @@ def _run_ask(args: argparse.Namespace, io: Streams) -> int:
         finally:
             if history is not None:
                 history.close()
-        if history is not None and history.notice:  # the turn could not be saved
+        if history is not None and history.notice not in (None, said):  # not saved
             notice(history.notice)
         text = for_terminal(reply.text) + "\n"  # the model's text must not drive a terminal
         if not reply.answered:
@@ -458,7 +458,10 @@ def _saved_conversation(
         with contextlib.suppress(NoSuchConversation):
             saved, messages = history.resume()
             return history, Conversation(messages, keeper=saved)
-    model = "offline-scripted" if settings.offline else settings.model
+    if settings.offline:
+        from offline import OFFLINE_MODEL as model
+    else:
+        model = settings.model
     return history, Conversation(keeper=history.new(model))
 
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import structlog
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from errors import redact
+from errors import error_to_action, redact
 from tools.files import NotPrivate, open_private
 
 if TYPE_CHECKING:
@@ -139,7 +139,6 @@ class History:
         self.path = path
         self._db = connection
         self.notice: str | None = None  # one plain sentence for the person, if something failed
-        self._said_failure = False
 
     @classmethod
     def open(cls, folder: Path | None = None) -> History:
@@ -151,11 +150,12 @@ class History:
             connection, notice = _connect(path)
         except (OSError, sqlite3.Error) as error:
             store = cls(None, None)
-            why = str(error) if isinstance(error, NotPrivate) else type(error).__name__
+            why = f" ({error})" if isinstance(error, NotPrivate) else ""  # our own words
             store.notice = (
-                f"Conversations can't be saved in {folder} ({why}); this one will not be kept."
+                f"Conversations can't be saved in {folder}{why}; this one will not be kept."
             )
-            log.warning("history.unavailable", path=str(path), problem=why)
+            failure = error_to_action(error, "opening the saved conversations")
+            log.warning("history.unavailable", path=str(path), **failure.log_fields())
             return store
         store = cls(path, connection)
         store.notice = notice
@@ -189,9 +189,12 @@ class History:
                 "SELECT id, model FROM conversations ORDER BY updated DESC LIMIT 1"
             ).fetchone()
         else:
+            prefix = prefix.strip().lower()
+            if not prefix:  # it would name every conversation
+                raise NoSuchConversation(prefix)
             rows = self._db.execute(
                 "SELECT id, model FROM conversations WHERE substr(id, 1, ?) = ? LIMIT 2",
-                (len(prefix), prefix.strip().lower()),
+                (len(prefix), prefix),
             ).fetchall()
             row = rows[0] if len(rows) == 1 else None
         if row is None:
@@ -292,11 +295,9 @@ class History:
         self._db.execute("COMMIT")
 
     def _failed(self, error: BaseException) -> None:
-        log.warning("history.save_failed", path=str(self.path), error=type(error).__name__)
-        if not self._said_failure:
-            self._said_failure = True
-            self.notice = "This turn could not be saved to the conversation history (the file "
-            self.notice += f"could not be written: {type(error).__name__}); the chat goes on."
+        failure = error_to_action(error, "saving a turn of the conversation")
+        log.warning("history.save_failed", path=str(self.path), **failure.log_fields())
+        self.notice = "This turn could not be saved to the conversation history; the chat goes on."
 
 
 class Saved:

@@ -5,7 +5,8 @@ token or `key=` value is ever written. What is written is escaped: a value may q
 upstream body, so control characters (C0, DEL, C1), bidi controls, zero-width characters, the
 byte order mark and the line and paragraph separators are written as `\\uXXXX` — in the JSON
 line a JSON escape (the value reads back unchanged), on stderr the same six characters. A log
-line cannot reorder, hide or split what a person or a program reads of it (`escaped`).
+line cannot reorder, hide or split what a person or a program reads of it
+(`errors._redact.escape_invisible`: in JSON text its escapes are JSON escapes).
 
 Context (turn, tool_use_id, attempt) comes from `structlog.contextvars`, bound per call by
 the loop. A failure's event carries `ErrorAction.log_fields()`: error_type, action, retryable
@@ -44,7 +45,6 @@ __all__ = [
     "UNUSABLE_NOTICE",
     "LogSinks",
     "configure_logging",
-    "escaped",
     "open_log",
     "redact_event",
     "shared_processors",
@@ -99,13 +99,6 @@ def shared_processors() -> list[Processor]:
     ]
 
 
-def escaped(text: str) -> str:
-    """`text` with every character a log line must not carry raw written as `\\uXXXX`
-    (`errors._redact.INVISIBLE`, the list every boundary uses). JSON text stays valid JSON:
-    its encoder has escaped C0 already, and the rest become JSON escapes."""
-    return escape_invisible(text)
-
-
 class LogSinks:
     """The last processor: writes each event as JSON to `file` and readable to `console`.
 
@@ -134,7 +127,8 @@ class LogSinks:
             self._file = None
             _write_quietly(self._notice, DROPPED_NOTICE + "\n")
         if self._console is not None and not _wrote(
-            self._console, lambda: escaped(str(self._render(logger, method, dict(event)))) + "\n"
+            self._console,
+            lambda: escape_invisible(str(self._render(logger, method, dict(event)))) + "\n",
         ):
             dropped.append("console")
             self._console = None
@@ -150,7 +144,7 @@ class LogSinks:
 
 
 def _json_line(event: EventDict) -> str:
-    return escaped(json.dumps(event, default=str, ensure_ascii=False)) + "\n"
+    return escape_invisible(json.dumps(event, default=str, ensure_ascii=False)) + "\n"
 
 
 def _wrote(stream: IO[str], line: Callable[[], str]) -> bool:

@@ -1,8 +1,8 @@
 """`agent chat`: a conversation kept across turns, slash commands, Ctrl-C cancels the turn.
 SIGTERM, SIGHUP and a reader of stdout that leaves cancel it the same way and end the session
 (`agent/signals.py`): the agent is closed, its MCP servers with it.
-A line longer than a question may be (`QUESTION_CHARS`) is refused with one sentence, and the
-next line is read.
+A line longer than a question may be (`agent.QUESTION_CHARS`) is refused by the turn itself
+(`agent.loop`, nothing sent), with one sentence, and the next line is read.
 
 `Repl.handle` is the async core (one line in, output through a `Screen`); `run_repl` is the
 synchronous driver around it, one event loop for the whole session (`asyncio.Runner`), so a
@@ -18,13 +18,11 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
-from agent import QUESTION_CHARS
 from agent.app import Agent
 from agent.console import Screen, trace_table
 from agent.conversation import Conversation
 from agent.history import History, Saved, turns_of
 from agent.loop import Answer
-from agent.records import too_long
 from agent.signals import stopped_by, write_out
 from resilience import Event, Listener, recording_attempts
 
@@ -103,10 +101,7 @@ class Repl:
         text = line.strip()
         if not text:
             return True
-        if len(text) > QUESTION_CHARS:  # nothing is sent
-            self.screen.line(too_long(len(text), QUESTION_CHARS).user_message, style="yellow")
-            going_on = True
-        elif text.startswith("/"):
+        if text.startswith("/"):
             going_on = self._command(text)
         else:
             await self._turn(text)

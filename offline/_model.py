@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent.conversation import DATA_TAG
 from agent.models import ModelRequest, Reply, Text, ToolCall
 from offline._sums import Sum, read_sum, shown
 
@@ -387,7 +388,7 @@ def _preface(calls: tuple[Call, ...], sums: Sequence[Sum] = ()) -> str:
 
 
 # A tool result from outside the project comes wrapped as data (`agent.conversation.to_model`).
-_DATA = re.compile(r"^<tool_output source=\"[^\"]*\">\n(.*)\n</tool_output>$", re.DOTALL)
+_DATA = re.compile(f'^<{DATA_TAG} source="[^"]*">\n(.*)\n</{DATA_TAG}>$', re.DOTALL)
 
 
 def answer_from_results(
@@ -409,7 +410,7 @@ def _sentence(
         return f"Sorry — {_as_clause(text)}" if text else "Sorry — that didn't work."
     name = call.get("name")
     data = _json(text)
-    if name not in {"get_weather", "calculate", "exchange_rate", None}:
+    if name is not None and name not in _OWN_TOOLS:
         return _readable(text)  # another tool's answer (an MCP server's, say), in words
     if data is None:
         return text

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.history import History, turns_of
+from agent.history import FILE_NAME, History, turns_of
 from benchmarks.harness import REPO, FaultServerProcess
 from benchmarks.plan import Plan
 from tests.cli_run import run_cli
@@ -39,6 +39,17 @@ def test_ask_saves_and_continue_goes_on() -> None:
         "What's the weather in Paris?",
         "What is 6 * 7?",
     ]
+
+
+def test_ask_says_a_damaged_store_once() -> None:
+    """The sentence about a store set aside is printed once, not again after the turn."""
+    folder = Path(os.environ["AGENT_DATA_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / FILE_NAME).write_bytes(b"this is not SQLite at all\n" * 200)
+    os.chmod(folder / FILE_NAME, 0o600)
+    code, _out, err = run_cli(["ask", "What is 2 + 2?"], OFFLINE)
+    assert code == 0
+    assert err.count("file was damaged") == 1
 
 
 def test_ask_without_continue_starts_a_new_conversation() -> None:

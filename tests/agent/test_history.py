@@ -177,6 +177,16 @@ def test_ids_by_prefix_listing_and_deleting(tmp_path: Path) -> None:
         assert left.fetchone()[0] == 0
 
 
+def test_an_empty_prefix_names_no_conversation(tmp_path: Path) -> None:
+    """An empty or blank id never matches every conversation: nothing is resumed or deleted."""
+    history = History.open(tmp_path)
+    one_turn(Conversation(keeper=history.new("m")), "keep me", "a")
+    for blank in ("", "  "):
+        with pytest.raises(NoSuchConversation):
+            history.delete(blank)
+    assert [c.first_question for c in history.conversations()] == ["keep me"]
+
+
 _WRITER = """
 import sys
 from pathlib import Path

@@ -5,7 +5,7 @@ and a run of 400 combining marks were printed as they came by `agent ask`, `agen
 `/tools` (an MCP tool's description); U+202E and U+202C from an upstream body were written
 raw into the JSON log. Now the one terminal sanitiser (`agent.terminal.for_terminal`) removes
 them and keeps a few marks on a character (`MAX_MARKS`), and the log escapes them in every
-value (`agent.log.escaped`).
+value (`errors._redact.escape_invisible`).
 """
 
 from __future__ import annotations
