@@ -39,7 +39,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from errors import _vocab_grpc, _vocab_os
-from errors._facts import Facts, Signal, clean_text
+from errors._facts import Facts, Signal, clean_text, cut
 from errors._text import (
     exception_line,
     facts_from_text,
@@ -169,7 +169,9 @@ def facts_from(error: BaseException | str, now: datetime | None = None, context:
 
 def _from_string(error: str, now: datetime | None, context: str) -> Facts:
     """A raw text; a stack trace is read by its last exception line, or — when that says
-    nothing — by everything but its frames (never by the source lines it quotes)."""
+    nothing — by everything but its frames (never by the source lines it quotes). Cut first,
+    as every text is: the tail, where the last exception line is, is kept."""
+    error = cut(error)
     last = exception_line(error) if "\n" in error else error
     facts = facts_from_text(clean_text(last), now, context)
     if last is not error and facts.signal is Signal.UNKNOWN:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import Stemmer  # PyStemmer: the Snowball stemmers, in C
 
-from errors._redact import redact
+from errors._redact import CONTROL, redact
 
 __all__ = [
     "ASCII_SEPARATORS",
@@ -140,7 +140,6 @@ _QUOTES = ("'", '"', "`")
 
 _HEAD, _TAIL = 4096, 2048  # a traceback's cause sits at its end; a body's status at its start
 MAX_TEXT = _HEAD + _TAIL + 3  # the longest text any step sees or keeps
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
 
 
 def cut(text: str) -> str:
@@ -152,7 +151,7 @@ def clean_text(text: str) -> str:
     """`text` capped to its head and tail, without control characters, secrets redacted."""
     text = cut(text)
     if not text.isprintable():  # every control character is unprintable: most texts skip this
-        text = _CONTROL.sub(" ", text)
+        text = CONTROL.sub(" ", text)  # the one list (errors._redact)
     return redact(" ".join(text.split()))
 
 

@@ -289,8 +289,12 @@ def _other_scripts(padded: str, offset: int) -> list[tuple[int, int, Term]]:
 def _outermost(hits: list[tuple[int, int, Term]]) -> list[tuple[int, int, Term]]:
     """The hits without those a longer hit holds ("not found" in "module not found";
     "不可用" in "服务不可用"): those say nothing more, and may say something else."""
-    held = [_HELD[id(term)] for _, _, term in hits if id(term) in _HELD]
-    inside = frozenset().union(*held)
+    phrases = {term.phrase for _, _, term in hits}
+    inside = {  # a phrase whose words stand, in order, inside a longer one found
+        id(term)
+        for _, _, term in hits
+        if any(p != term.phrase and f" {term.phrase} " in f" {p} " for p in phrases)
+    }
     scripts = [(at, at + len(t.phrase), t) for at, _, t in hits if not t.phrase.isascii()]
     if len(scripts) > 1:  # other scripts are placed where they are found: compare their spans
         inside |= {
@@ -299,28 +303,6 @@ def _outermost(hits: list[tuple[int, int, Term]]) -> list[tuple[int, int, Term]]
             if any(a <= s and e <= b and (b - a) > (e - s) for a, b, _ in scripts)
         }
     return [hit for hit in hits if id(hit[2]) not in inside] if inside else hits
-
-
-def _held_terms(terms: tuple[Term, ...]) -> dict[int, frozenset[int]]:
-    """For each phrase of several words, the (ids of the) shorter terms its words contain."""
-    by_phrase: dict[str, list[int]] = {}
-    for found in terms:
-        by_phrase.setdefault(found.phrase, []).append(id(found))
-    held: dict[int, frozenset[int]] = {}
-    for found in terms:
-        words = found.phrase.split()[:12]
-        if len(words) < 2:
-            continue
-        parts = {
-            " ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)
-        }
-        inner = frozenset(i for part in parts - {found.phrase} for i in by_phrase.get(part, ()))
-        if inner:
-            held[id(found)] = inner
-    return held
-
-
-_HELD = _held_terms(TERMS)
 
 
 _POSITION = itemgetter(0, 1)
@@ -1085,13 +1067,15 @@ def _instant(value: str) -> datetime | None:
 
 
 def _date(value: str | None) -> datetime | None:
-    """An HTTP date header ("Tue, 26 Mar 2024 19:59:59 GMT"), in UTC."""
+    """An HTTP date ("Tue, 26 Mar 2024 19:59:59 GMT"), aware; one without a zone (or "-0000",
+    which says the zone is unknown) is taken as UTC, as HTTP dates are."""
     from email.utils import parsedate_to_datetime  # the email package: only for a date
 
     try:
-        return parsedate_to_datetime(value) if value else None
+        when = parsedate_to_datetime(value.strip()) if value else None
     except (TypeError, ValueError, IndexError):
         return None
+    return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
 
 
 def should_retry(headers: Mapping[str, str]) -> bool | None:
@@ -1188,15 +1172,8 @@ def _seconds(value: str, now: datetime | None) -> float | None:
     seconds = _number(value)
     if seconds is not None:
         return seconds
-    from email.utils import parsedate_to_datetime  # the email package: only for a date
-
-    try:
-        when = parsedate_to_datetime(value.strip())
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+    when = _date(value)
+    return None if when is None else max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def _number(value: str | None) -> float | None:

@@ -212,7 +212,8 @@ def developer_note(facts: Facts, kind: Kind, operation: str, retry_count: int) -
     """The technical facts for the log: status, type, reason, hint, retry count, request id.
     `operation` is already cleaned (cut, tidied, redacted)."""
     parts = [f"op={operation[:80]!r}"] if operation else []
-    said = [p for p in (facts.source, facts.status and str(facts.status), facts.upstream_type) if p]
+    status = facts.status and str(facts.status)
+    said = [p for p in (facts.source, status, facts.upstream_type, facts.code) if p]
     if said:
         parts.append(" ".join(said))
     if facts.exception:

@@ -173,6 +173,12 @@ def test_a_mail_servers_reply_is_read_by_its_class_and_words(
     assert facts_from(text).status is None
 
 
+def test_the_developer_note_names_the_mail_servers_code() -> None:
+    """The reply code a text quotes goes to the log, read as the mail server's, not HTTP's."""
+    note = error_to_action("550 5.1.1 User unknown", "Sending the invoice").developer_note
+    assert "SMTP 550 5.1.1" in note
+
+
 @pytest.mark.parametrize(
     ("text", "error_type"),
     [

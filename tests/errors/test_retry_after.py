@@ -28,6 +28,16 @@ NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
         ({"Retry-After": "Mon, 30 Nov 2026 12:00:45 GMT"}, 45),
         ({"Retry-After": "Mon, 30 Nov 2026 11:00:00 GMT"}, 0),
         ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),
+        ({"Retry-After": "Mon, 30 Nov 2026 12:00:45 -0000"}, 45),
+        ({"Retry-After": "Mon, 30 Nov 2026 12:00:45"}, 45),
+        (
+            {
+                "date": "Mon, 30 Nov 2026 11:59:59 -0000",
+                "anthropic-ratelimit-requests-remaining": "0",
+                "anthropic-ratelimit-requests-reset": "2026-11-30T12:00:00Z",
+            },
+            1,
+        ),
         ({"Retry-After": "soon"}, None),
         ({"Retry-After": "-5"}, None),
         ({"Retry-After": "nan"}, None),

@@ -867,10 +867,9 @@ class Match:
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """The match an answer is for, its label ("Paris, Texas, United States"), and the note
+    """The label of the place an answer is for ("Paris, Texas, United States"), and the note
     when that place is not plainly the one asked for."""
 
-    match: Match
     label: str
     note: str | None = None
 
@@ -909,7 +908,7 @@ def describe(
         notes.append(_no_fit(city, asked, label))
     elif not notes and (others := _namesakes(chosen, matches, hints)):
         notes.append(_shared(asked, label, others))
-    return Reading(chosen, label, " ".join(notes) or None)
+    return Reading(label, " ".join(notes) or None)
 
 
 def fits(match: Match, hints: Sequence[str]) -> bool:
