@@ -27,6 +27,7 @@ __all__ = [
     "UNSEEN",
     "escape_invisible",
     "for_outside",
+    "has_space_or_control",
     "quotable",
     "redact",
     "register_secret",
@@ -181,6 +182,15 @@ _UNSEEN = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 CONTROL = re.compile(f"[{_CONTROLS}]")
 UNSEEN = re.compile(f"[{_UNSEEN}]")
 INVISIBLE = re.compile(f"[{_CONTROLS}{_UNSEEN}]")  # both
+
+
+def has_space_or_control(text: str) -> bool:
+    """Whether `text` holds whitespace, a control character or a format character (bidi
+    controls, zero-width characters): what no URL in a setting holds unescaped."""
+    return any(char.isspace() or unicodedata.category(char) in _CC_CF for char in text)
+
+
+_CC_CF = frozenset({"Cc", "Cf"})  # control and format characters
 
 
 def escape_invisible(text: str) -> str:

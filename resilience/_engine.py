@@ -134,7 +134,7 @@ class Engine:
         self.budget: Budget = self.policy.budget or self.state.budget(
             caller, BUDGET_TOKENS, BUDGET_RATIO
         )
-        self.bucket = self.state.bucket(caller, self.policy.requests_per_minute)
+        self.bucket = self.state.bucket(caller, self.policy.requests_per_minute, self.policy.clock)
         self.listeners: tuple[Listener, ...] = (log_event, trace_event, record)
         if listener is not None:
             self.listeners += (listener,)

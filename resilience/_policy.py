@@ -417,7 +417,7 @@ class State(Protocol):
         self, name: str, threshold: int, cooldown_s: float, clock: Callable[[], float]
     ) -> Breaker: ...
     def budget(self, name: str, max_tokens: float, token_ratio: float) -> Budget: ...
-    def bucket(self, name: str, per_minute: float) -> Bucket: ...
+    def bucket(self, name: str, per_minute: float, clock: Callable[[], float]) -> Bucket: ...
 
 
 class RequestBucket:
@@ -453,8 +453,8 @@ class InProcess:
     def budget(self, name: str, max_tokens: float, token_ratio: float) -> Budget:
         return RetryBudget(max_tokens, token_ratio)
 
-    def bucket(self, name: str, per_minute: float) -> Bucket:
-        return RequestBucket(per_minute)
+    def bucket(self, name: str, per_minute: float, clock: Callable[[], float]) -> Bucket:
+        return RequestBucket(per_minute, clock)
 
 
 IN_PROCESS: State = InProcess()  # what a policy without a `state` uses

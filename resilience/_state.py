@@ -160,8 +160,9 @@ class RedisState:
         twin = self._local.budget(name, max_tokens, token_ratio)
         return _SharedBudget(self, self._key("budget", name), max_tokens, token_ratio, twin)
 
-    def bucket(self, name: str, per_minute: float) -> Bucket:
-        return _SharedBucket(self, self._key("bucket", name), per_minute, RequestBucket(per_minute))
+    def bucket(self, name: str, per_minute: float, clock: Callable[[], float]) -> Bucket:
+        twin = RequestBucket(per_minute, clock)
+        return _SharedBucket(self, self._key("bucket", name), per_minute, twin)
 
     # What they share.
     def run(self, script: str, keys: list[str], args: list[object]) -> object:
@@ -365,11 +366,12 @@ def check_state_url(url: str) -> None:
     import importlib.util
 
     from errors import BadSetting
+    from errors._redact import has_space_or_control
 
     scheme, sep, rest = url.partition("://")
     if not sep or scheme.lower() not in _SCHEMES or not rest:
         raise BadSetting("AGENT_STATE_URL", "must be a redis://, rediss:// or unix:// URL")
-    if any(char.isspace() or not char.isprintable() for char in url):
+    if has_space_or_control(url):
         raise BadSetting("AGENT_STATE_URL", "must not contain spaces or control characters")
     if importlib.util.find_spec("redis") is None:
         raise BadSetting(

@@ -28,7 +28,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote, quote_plus
 
-from errors import ErrorAction, for_outside, redact
+from errors import ErrorAction, for_outside
 
 if TYPE_CHECKING:
     from opentelemetry import trace as otel_trace
@@ -220,9 +220,9 @@ def withheld(*values: str) -> Iterator[None]:
 
 
 def failure_attributes(result: ErrorAction, *, withheld: Sequence[str] = ()) -> dict[str, Value]:
-    """`error.type` and error-to-action's fields, the developer note redacted once more and,
-    unless content capture is on, with the withheld values masked."""
-    note = redact(result.developer_note)
+    """`error.type` and error-to-action's fields, the developer note (unless content capture is
+    on) with the withheld values masked; redacted, as every attribute is, on its way out."""
+    note = result.developer_note
     if not capture_content():
         note = _mask(note, _withheld.get() + _variants(withheld))
     return {

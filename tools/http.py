@@ -14,7 +14,6 @@ import json
 import logging
 import math
 import ssl
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from errors import BadSetting, BadUpstreamData, ResponseTooLarge, UpstreamStatus, redact
+from errors._redact import has_space_or_control
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -50,7 +50,7 @@ def check_http_url(name: str, url: str) -> None:
     its reading and fail only when the client sends it, as a failure of every request; it is
     refused here instead, with any other whitespace or control or format character (C0, C1,
     bidi controls, zero-width characters), which no URL holds unescaped."""
-    if any(char.isspace() or unicodedata.category(char) in _UNSEEN for char in url):
+    if has_space_or_control(url):
         raise BadSetting(name, "must be an http(s) URL without spaces or control characters")
     try:
         parts = urlsplit(url)
@@ -59,9 +59,6 @@ def check_http_url(name: str, url: str) -> None:
         parts = None
     if parts is None or parts.scheme not in {"http", "https"} or not parts.hostname:
         raise BadSetting(name, "must be an http(s) URL")
-
-
-_UNSEEN = frozenset({"Cc", "Cf"})  # control and format characters
 
 
 # --- the client and the capped GET --------------------------------------------------------------

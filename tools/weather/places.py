@@ -573,16 +573,13 @@ def _build_file(path: Path, data: bytes) -> None:
     with _removed_however_it_ends() as temporaries:
         temporary = folder / f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
         temporaries += [temporary, temporary.with_name(temporary.name + "-journal")]
-        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600))
+        os.close(open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
         with contextlib.closing(sqlite3.connect(temporary)) as db:
             db.execute("PRAGMA journal_mode = OFF")  # no journal file: the whole file is new
             _fill(db, data)
         _sync(temporary)
         os.replace(temporary, path)
         _sync(folder)
-
-
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _sync(path: Path) -> None:
