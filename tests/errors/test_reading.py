@@ -148,6 +148,77 @@ def test_a_status_the_text_says_was_expected_is_not_one() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("sygnal.exceptions.NotificationDispatchException: 400 BadDeviceToken", 400),
+        ("[ERROR] [ios_app] Notification 3710223 failed, 400/BadDeviceToken", 400),
+        ("客户端认证授权失败。请重试或提交反馈。(401：bad auth)", 401),
+    ],
+)
+def test_a_status_after_a_word_naming_a_failure_is_one(text: str, status: int) -> None:
+    """A number right after "…Exception", "failed" or before a full-width colon is a status."""
+    assert facts_from(text).status == status
+
+
+def test_a_header_name_in_a_dumped_response_says_no_failure() -> None:
+    """ "X-Rate-Limit-Remaining: 4" beside a 401 is a header's name, not a rate limit (set D)."""
+    text = (
+        "{StatusCode: 401, ReasonPhrase: 'Unauthorized', Version: 1.1, Headers: { X-Ca-Err: 201 "
+        "X-Rate-Limit-Remaining: 4 X-Rate-Limit-Time: 1673527348987 Content-Length: 55 }}"
+    )
+    result = error_to_action(text, OP)
+    assert (result.error_type, result.action) == ("auth_invalid_credentials", "fix_input")
+
+
+# Real texts (set D, tests/errors/corpus/unseen_d.jsonl) that no single word names.
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ('{"code": 1004, "msg": "sign invalid", "success": false}', "auth_invalid_credentials"),
+        ('{"error":"bad token","error_code":"BadToken"}', "auth_invalid_credentials"),
+        (
+            "dart_fss.errors.DartAPIError: Unregistered API key, 미등록 인증키",
+            "auth_invalid_credentials",
+        ),
+        ("올바르지 않은 API key입니다.", "auth_invalid_credentials"),
+        ("The order has failed. Reason: 签名错误", "auth_invalid_credentials"),
+        ("Codigo de error: SIS0042 La firma enviada no es correcta", "auth_invalid_credentials"),
+        ('{"status":"0","info":"INVALID_USER_KEY","infocode":"10001"}', "auth_invalid_credentials"),
+        (
+            'StatusCodeError: 401 - {"error":"Unauthorized","message":"OAuth token is missing"}',
+            "auth_missing_key",
+        ),
+        ("Oturum zamanaşımına uğradı, yeni oturum açınız.", "auth_token_expired"),
+        ("25710: We didn't find the entity you are requesting.", "not_found"),
+        ("Error: P1001: Can't reach database server at `db.example`:`5432`", "network"),
+        ("[!] CDN: trunk URL couldn't be downloaded: https://cdn.example/Specs/x.txt", "network"),
+        ("Your request is larger than the maximum supported size - 2MB.", "request_too_large"),
+        ("10009 You sent requests too frequently. Retry later.", "rate_limit"),
+        ("TranslateException: 百度翻译 :: 翻译失败: 访问频率受限", "rate_limit"),
+        ('TuyaOpenAPI response: {"code":1104,"msg":"type is incorrect"}', "invalid_request"),
+    ],
+)
+def test_two_words_together_name_what_neither_names_alone(text: str, error_type: str) -> None:
+    """A thing and what is wrong with it, or a verb and its negation, said close together."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ("sygnal.exceptions.NotificationDispatchException: 400 BadDeviceToken", "invalid_request"),
+        ("Error doing job: Future exception was never retrieved", "unknown"),
+        ("Something went wrong", "unknown"),
+        ("发生错误", "unknown"),
+        ("the moon is in the wrong phase", "unknown"),
+    ],
+)
+def test_words_apart_or_alone_make_no_pair(text: str, error_type: str) -> None:
+    """A device token is no credential; "never retrieved", "went wrong" and 错误 say no kind."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+@pytest.mark.parametrize(
     ("text", "action", "error_type"),
     [
         (
@@ -275,8 +346,8 @@ def _collected() -> list[tuple[str, str]]:
             row = json.loads(line) if line.strip() else None
             if row:
                 texts += [(row["lang"], row["phrase"]), (row["lang"], row["context"])]
-    for name in ("unseen_a.jsonl", "unseen_b.jsonl", "unseen_c.jsonl"):
-        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+    for path in sorted(CORPUS.glob("unseen_*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line) if line.strip() else None
             if row and row["lang"] != "en":
                 texts.append((row["lang"], row["error"]))
