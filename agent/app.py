@@ -6,6 +6,10 @@ simulated services and the scripted model answers; otherwise Claude (and, with
 A caller asking many questions shares its costly clients rather than building them per
 question: the tools' `http=` (an `httpx.AsyncClient`) and Claude's `client=` (an
 `anthropic.AsyncAnthropic` from `model_client`). Shared clients are left open; close them.
+On shared clients `ask` also keeps the agent it built — the tools, the model caller, their
+breakers and retry budget — for the next question of the same settings, as long as `http`
+lives: a worker calling `ask` per question costs what one long-lived agent does, and a
+source's circuit, once open, stays open across questions.
 
 Your own tools (`tools.tool`) join the built-in ones with `open_agent(settings, tools=[…])`;
 `builtins=False` leaves only yours. Your MCP servers' tools join them with
@@ -33,6 +37,7 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -286,12 +291,19 @@ async def ask(
     `open_agent` makes of the same options, closed afterwards.
 
     Asking many: pass the same `http` and `client` (from `model_client`) each time; both
-    are left open, so no question pays for building them. Asking many at once: pass the
+    are left open, so no question pays for building them, and the agent built on them (its
+    tools, breakers and retry budget) is kept for the next question with the same
+    `settings` object. Asking many at once: pass the
     same `admission` too, so that overload queues, or is refused early with one plain
     sentence (unanswered), instead of every question timing out.
     """
 
     async def answer() -> Answer:
+        shared_model = client is not None or backend is not None
+        if http is not None and shared_model and transport is None and not mcp:
+            # nothing here is the agent's own to close: keep it for the next question
+            shared = await _kept_agent(settings, http, client, backend)
+            return await shared.fresh().ask(question, conversation)
         agent = await open_agent(
             settings,
             http=http,
@@ -313,6 +325,49 @@ async def ask(
             return await answer()
     except Busy:
         return Answer(BUSY.user_message, answered=False, error=BUSY)
+
+
+# The agents `ask` keeps, by the tools' HTTP client they were built on (gone with it), then by
+# what else they were built of; a few per client, so settings made afresh per question cannot
+# make the store grow.
+_KEPT: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[tuple[int, int, int], _Kept]] = (
+    weakref.WeakKeyDictionary()
+)
+_KEPT_PER_CLIENT = 8
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """An agent kept by `ask`, with what it was built of (held, so no id is reused)."""
+
+    agent: Agent
+    settings: Settings
+    client: object
+    backend: object
+
+    def fresh(self) -> Agent:
+        """The kept agent's model, tools and bounds, with a turn count and tool gate of the
+        question's own (as a new agent has)."""
+        return Agent(self.agent.caller, self.agent.registry, self.agent.limits)
+
+
+async def _kept_agent(
+    settings: Settings,
+    http: httpx.AsyncClient,
+    client: anthropic.AsyncAnthropic | None,
+    backend: ModelBackend | Sequence[ModelBackend] | None,
+) -> _Kept:
+    """The agent `ask` built before on these very objects, else a new one, kept."""
+    by_parts = _KEPT.setdefault(http, {})
+    key = (id(settings), id(client), id(backend))
+    kept = by_parts.get(key)
+    if kept is None or kept.settings is not settings:
+        agent = await open_agent(settings, http=http, backend=backend, client=client)
+        kept = _Kept(agent, settings, client, backend)
+        if len(by_parts) >= _KEPT_PER_CLIENT:
+            by_parts.clear()
+        by_parts[key] = kept
+    return kept
 
 
 # --- admission control ---------------------------------------------------------------------------

@@ -127,3 +127,35 @@ async def test_model_client_is_built_only_for_claude() -> None:
     assert client is not None
     assert client.max_retries == 0
     await client.close()
+
+
+async def test_asking_many_on_shared_clients_keeps_the_agent_and_its_breakers() -> None:
+    """On shared clients, a geocoder that keeps failing opens its circuit across questions:
+    later questions skip it (they go straight to wttr.in) instead of failing it again."""
+    services = SimulatedServices()
+    services.fail_always("open-meteo-geocoding", Fault.status(503))
+    settings, model = Settings(), OfflineModel()
+    async with make_client(transport=services.transport) as http:
+        tried = []
+        for _ in range(6):
+            answer = await ask("weather in Paris?", settings, http=http, backend=model)
+            assert answer.answered is True
+            tried.append(len(services.calls["open-meteo-geocoding"]))
+    assert tried[-1] == tried[-2] == tried[-3]  # the circuit is open: not called again
+    assert tried[-1] >= 5  # the breaker's threshold of failed attempts in a row
+    assert len(services.calls["wttr"]) >= 6  # every question still answered, from the fallback
+
+
+async def test_new_settings_or_new_clients_get_an_agent_of_their_own() -> None:
+    """What an agent was built of decides whether it is kept: another settings object, or
+    another HTTP client, starts afresh (its breakers closed)."""
+    services = SimulatedServices()
+    services.fail_always("open-meteo-geocoding", Fault.status(503))
+    model = OfflineModel()
+    async with make_client(transport=services.transport) as http:
+        for _ in range(4):
+            await ask("weather in Paris?", Settings(), http=http, backend=model)
+    async with make_client(transport=services.transport) as http:
+        before = len(services.calls["open-meteo-geocoding"])
+        await ask("weather in Paris?", Settings(), http=http, backend=model)
+    assert len(services.calls["open-meteo-geocoding"]) > before  # tried again: a new agent
