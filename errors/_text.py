@@ -56,6 +56,7 @@ from errors._facts import (
     Term,
     normalise,
     read_token,
+    stem,
     stemmed,
     term,
 )
@@ -85,6 +86,8 @@ __all__ = [
     "until_period_ends",
     "without_frames",
 ]
+
+_CAMEL_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # "ConnectError" → "Connect Error"
 
 _ENGLISH: tuple[Term, ...] = (
     *_vocab_os.TERMS,
@@ -177,6 +180,17 @@ def _by_pair(terms: Iterable[Term]) -> dict[str, tuple[tuple[str, Term], ...]]:
 _OTHER_SCRIPTS = _by_pair(t for t in TERMS if not t.phrase.isascii())
 _RANK = {id(term): rank for rank, term in enumerate(TERMS)}
 _ANCHORS, _LITERAL_ANCHORS = frozenset(_INDEX), frozenset(_LITERAL)
+# The words of the English vocabularies, as written and as read (four letters or more): what
+# a glued word may be made of (`_unglued`); and every word they use whole.
+_GLUE = frozenset(
+    form
+    for t in TERMS
+    if not t.literal
+    for word in normalise(_CAMEL_WORDS.sub(" ", t.spelled or t.phrase)).split()
+    if len(word) >= 4 and word.isalpha()
+    for form in (word, stem(word))
+)
+_WHOLE = frozenset(word for t in TERMS if not t.literal for word in t.phrase.split())
 
 
 class Words(NamedTuple):
@@ -218,9 +232,33 @@ def _tokens(text: str) -> list[str]:
 
 
 def _stems(tokens: list[str]) -> str:
-    """`tokens` as `read_token` reads them, in one string (its memo asked first, inline)."""
+    """`tokens` as `read_token` reads them, in one string (its memo asked first, inline); a
+    long word glued from two of the vocabularies' words as both (`_unglued`)."""
     known = _MEMO.get
-    return " ".join([known(token) or read_token(token) for token in tokens])
+    forms = [known(token) or read_token(token) for token in tokens]
+    return " ".join([f if len(f) < 9 or " " in f else _unglued(f) for f in forms])
+
+
+def _unglued(form: str) -> str:
+    """A long word read as the two words of the vocabularies it is glued from: "timeouterror"
+    as timeout, error; "connectionreset" as connection, reset. A word the vocabularies use
+    whole ("masterdown") stays whole. Remembered, by the word alone, so a text always reads the
+    same way."""
+    done = _UNGLUED.get(form)
+    if done is None:
+        done = form
+        if form.isascii() and form.isalpha() and form not in _WHOLE:
+            for cut in range(4, len(form) - 3):
+                if form[:cut] in _GLUE and form[cut:] in _GLUE:
+                    done = f"{stem(form[:cut])} {stem(form[cut:])}"
+                    break
+        if len(_UNGLUED) >= 50_000:
+            _UNGLUED.clear()
+        _UNGLUED[form] = done
+    return done
+
+
+_UNGLUED: dict[str, str] = {}
 
 
 _SOURCE_FILE = re.compile(r"\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|swift)\b")
@@ -723,6 +761,8 @@ def _close(kinds: list[frozenset[int]], a: int, b: int, rule: _vocab_words.Pair)
     """Whether the words at `a` and `b` are near enough, with only `BETWEEN` words between."""
     if (rule.ordered and b <= a) or a == b or abs(b - a) > rule.reach:
         return False
+    if rule.any_between:
+        return True
     return all(_BETWEEN in those for those in kinds[min(a, b) + 1 : max(a, b)])
 
 
@@ -1136,6 +1176,7 @@ _HEADER_HINT = re.compile(
 _WORD_HINT = re.compile(
     r"(?i)retry_?after[\"']?\s*[:=]\s*(\d+(?:\.\d+)?)()"
     r"|(?:retry after|try again in|retry in|wait for|wait)\s+(\d+(?:\.\d+)?)\s*"
+    r"(?:(?:more|further|other|additional)\s+)?"  # "wait 59 more minutes": minutes still
     r"(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?\b"
 )
 _WORD_PERIOD = re.compile(

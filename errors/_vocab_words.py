@@ -237,6 +237,7 @@ TERMS: tuple[Term, ...] = (
     term("lost communication", S.NETWORK, "a worker and its server out of touch"),
     term("lost connection", S.NETWORK, "the common phrase"),
     term("connection lost", S.NETWORK, "the common phrase"),
+    term("connection loss", S.NETWORK, "ZooKeeper's ConnectionLoss and others"),
     term("connection aborted", S.NETWORK, "the common phrase"),
     term("socket hang up", S.NETWORK, "Node.js: the peer closed the socket"),
     term("disconnected", S.NETWORK, "the common word"),
@@ -552,15 +553,23 @@ NEGATION = words(
     "失败 失敗 できません 실패",
 )
 FIND = words("find locate")
+NO = words("no", "", "")
+FOUND = words("found matched")
+ALREADY = words("already", "déjà bereits уже già", "已经 既に 이미")
+TAKEN = words(
+    "used taken registered exist exists", "utilisé vergeben используется", "被占用 使用済み"
+)
+REQUESTS = words("requests request calls uploading uploads", "", "请求 调用 访问")
+TOO_FAST = words("fast", "", "过快 太快")
 REACH = words("reach connect contact download retrieve fetch resolve")
 PARSE = words("parse decode deserialize unmarshal")
 AUTHENTICATE = words("authenticate authorize", "", "认证 授权 鉴权 認証")
 # Words that may stand between the two of a pair: articles, "is", and a credential's own
 # qualifiers ("API", "user", "access" in "invalid user access key").
 BETWEEN = words(
-    "the a an your this that than is was are were be been has have had to of for provided supplied"
-    " given sent api user access auth app client public private secret security bearer oauth"
-    " request entered",
+    "the a an your this that than is was are were be been has have had to of for provided"
+    " supplied too given sent api user access auth app client public private secret security"
+    " bearer oauth request entered",
     "es est ist является enviada enviado envoyé envoyée gesendet",
 )
 
@@ -575,6 +584,7 @@ class Pair(NamedTuple):
     why: str
     ordered: bool = False
     reach: int = 3
+    any_between: bool = False  # any words may stand between ("No matches found")
 
 
 PAIRS: tuple[Pair, ...] = (
@@ -584,6 +594,9 @@ PAIRS: tuple[Pair, ...] = (
     Pair(SESSION, EXPIRED, S.EXPIRED_TOKEN, "a session said to have expired"),
     Pair(SESSION, BAD, S.EXPIRED_TOKEN, "a session no longer valid: sign in again"),
     Pair(NEGATION, FIND, S.NOT_FOUND, "something that could not be found", ordered=True),
+    Pair(NO, FOUND, S.NOT_FOUND, "no such thing found", ordered=True, any_between=True),
+    Pair(ALREADY, TAKEN, S.EXISTS, "a name already used", ordered=True),
+    Pair(REQUESTS, TOO_FAST, S.RATE_LIMIT, "requests coming too fast", ordered=True),
     Pair(NEGATION, REACH, S.NETWORK, "a service that could not be reached", ordered=True),
     Pair(NEGATION, PARSE, S.BAD_DATA, "an answer that could not be read", ordered=True),
     Pair(NEGATION, AUTHENTICATE, S.BAD_CREDENTIALS, "a caller that could not be verified"),

@@ -203,6 +203,30 @@ def test_two_words_together_name_what_neither_names_alone(text: str, error_type:
     assert error_to_action(text, OP).error_type == error_type
 
 
+# Real texts of set E (tests/errors/corpus/unseen_e.jsonl).
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ("API Connection failed : Timeouterror()", "timeout"),
+        ("Error: No matches found. If searching for a file, try the full path.", "not_found"),
+        ("hcloud._exceptions.APIException: server name is already used", "already_exists"),
+        ("请求过快，请等待 x-retry-after 毫秒后再请求", "rate_limit"),
+        ("You are uploading too fast. Please wait 59 more minutes.", "rate_limit"),
+        ("Exception: CONNECTION_LOSS[-4]", "network"),
+    ],
+)
+def test_glued_words_and_more_pairs_are_read(text: str, error_type: str) -> None:
+    """A word glued from two of the vocabulary's words reads as both; "no … found",
+    "already used" and "requests too fast" are pairs like the others."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+def test_only_a_long_word_of_two_known_words_is_unglued() -> None:
+    """ "download" and "timestamp" stay whole; "connectionreset" does not."""
+    assert read("download timestamp").stems == " download timestamp "
+    assert "connect reset" in read("connectionreset").stems
+
+
 @pytest.mark.parametrize(
     ("text", "error_type"),
     [

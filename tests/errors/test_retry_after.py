@@ -57,6 +57,8 @@ def test_hint_from_headers(headers: dict[str, str], seconds: float | None) -> No
         ("retry-after-ms: 1500", 1.5),
         ("Retry-After: Mon, 30 Nov 2026 12:01:00 GMT", 60),
         ("429 Too Many Requests", None),
+        ("You are uploading too fast. Please wait 59 more minutes.", 59 * 60),  # set E, Imgur
+        ("Please wait 2 more hours", 7200),
     ],
 )
 def test_hint_from_text(text: str, seconds: float | None) -> None:
