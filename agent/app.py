@@ -6,10 +6,10 @@ simulated services and the scripted model answers; otherwise Claude (and, with
 A caller asking many questions shares its costly clients rather than building them per
 question: the tools' `http=` (an `httpx.AsyncClient`) and Claude's `client=` (an
 `anthropic.AsyncAnthropic` from `model_client`). Shared clients are left open; close them.
-On shared clients `ask` also keeps the agent it built — the tools, the model caller, their
-breakers and retry budget — for the next question of the same settings, as long as `http`
-lives: a worker calling `ask` per question costs what one long-lived agent does, and a
-source's circuit, once open, stays open across questions.
+Questions asked on one shared tools' client share one bound on the tool calls running at
+once (`Limits.max_concurrent_tools`), as the turns of one agent do: a bulkhead, so a hanging
+upstream holds a few slots rather than every connection, and the client's pool keeps the
+connections it opens instead of opening one per request under load.
 
 Your own tools (`tools.tool`) join the built-in ones with `open_agent(settings, tools=[…])`;
 `builtins=False` leaves only yours. Your MCP servers' tools join them with
@@ -285,34 +285,33 @@ async def ask(
     on_notice: Callable[[str], None] | None = None,
     admission: Admission | None = None,
     conversation: Conversation | None = None,
+    limits: Limits = Limits(),  # noqa: B008 - frozen, shared safely
 ) -> Answer:
     """Answer one question with a fresh conversation, or `conversation` (a saved one, for
     `agent ask --continue`): the CLI's `ask`, the benchmark's unit; with the agent
     `open_agent` makes of the same options, closed afterwards.
 
     Asking many: pass the same `http` and `client` (from `model_client`) each time; both
-    are left open, so no question pays for building them, and the agent built on them (its
-    tools, breakers and retry budget) is kept for the next question with the same
-    `settings` object. Asking many at once: pass the
+    are left open, so no question pays for building them, and the questions on that `http`
+    run at most `limits.max_concurrent_tools` tool calls at once between them (a call that
+    waits too long for a slot fails as a timeout). Asking many at once: pass the
     same `admission` too, so that overload queues, or is refused early with one plain
     sentence (unanswered), instead of every question timing out.
     """
 
     async def answer() -> Answer:
-        shared_model = client is not None or backend is not None
-        if http is not None and shared_model and transport is None and not mcp:
-            # nothing here is the agent's own to close: keep it for the next question
-            shared = await _kept_agent(settings, http, client, backend)
-            return await shared.fresh().ask(question, conversation)
         agent = await open_agent(
             settings,
             http=http,
             transport=transport,
             backend=backend,
             client=client,
+            limits=limits,
             mcp=mcp,
             on_notice=on_notice,
         )
+        if http is not None:  # one bulkhead for every question on this client
+            agent._tool_gate = _tool_gate(http, agent.limits.max_concurrent_tools)
         try:
             return await agent.ask(question, conversation)
         finally:
@@ -327,47 +326,19 @@ async def ask(
         return Answer(BUSY.user_message, answered=False, error=BUSY)
 
 
-# The agents `ask` keeps, by the tools' HTTP client they were built on (gone with it), then by
-# what else they were built of; a few per client, so settings made afresh per question cannot
-# make the store grow.
-_KEPT: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[tuple[int, int, int], _Kept]] = (
+# The bound on tool calls at once shared by the questions `ask` answers on one tools' HTTP
+# client (gone with the client), by its size.
+_GATES: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[int, asyncio.Semaphore]] = (
     weakref.WeakKeyDictionary()
 )
-_KEPT_PER_CLIENT = 8
 
 
-@dataclass(frozen=True, slots=True)
-class _Kept:
-    """An agent kept by `ask`, with what it was built of (held, so no id is reused)."""
-
-    agent: Agent
-    settings: Settings
-    client: object
-    backend: object
-
-    def fresh(self) -> Agent:
-        """The kept agent's model, tools and bounds, with a turn count and tool gate of the
-        question's own (as a new agent has)."""
-        return Agent(self.agent.caller, self.agent.registry, self.agent.limits)
-
-
-async def _kept_agent(
-    settings: Settings,
-    http: httpx.AsyncClient,
-    client: anthropic.AsyncAnthropic | None,
-    backend: ModelBackend | Sequence[ModelBackend] | None,
-) -> _Kept:
-    """The agent `ask` built before on these very objects, else a new one, kept."""
-    by_parts = _KEPT.setdefault(http, {})
-    key = (id(settings), id(client), id(backend))
-    kept = by_parts.get(key)
-    if kept is None or kept.settings is not settings:
-        agent = await open_agent(settings, http=http, backend=backend, client=client)
-        kept = _Kept(agent, settings, client, backend)
-        if len(by_parts) >= _KEPT_PER_CLIENT:
-            by_parts.clear()
-        by_parts[key] = kept
-    return kept
+def _tool_gate(http: httpx.AsyncClient, size: int) -> asyncio.Semaphore:
+    """The gate of the questions asked on `http` that allow `size` tool calls at once."""
+    gates = _GATES.setdefault(http, {})
+    if size not in gates:
+        gates[size] = asyncio.Semaphore(max(1, size))
+    return gates[size]
 
 
 # --- admission control ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@ offline, with the scripted model and the simulated services wired in (`offline.a
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from agent.app import ask, claude_models, model_client, open_agent
 from agent.claude import ClaudeModel, new_client
 from agent.cli import _world
+from agent.loop import Limits
 from agent.settings import Settings
 from offline import Fault, OfflineModel, SimulatedServices
 from offline import ask as offline_ask
@@ -129,33 +131,51 @@ async def test_model_client_is_built_only_for_claude() -> None:
     await client.close()
 
 
-async def test_asking_many_on_shared_clients_keeps_the_agent_and_its_breakers() -> None:
-    """On shared clients, a geocoder that keeps failing opens its circuit across questions:
-    later questions skip it (they go straight to wttr.in) instead of failing it again."""
-    services = SimulatedServices()
-    services.fail_always("open-meteo-geocoding", Fault.status(503))
-    settings, model = Settings(), OfflineModel()
-    async with make_client(transport=services.transport) as http:
-        tried = []
-        for _ in range(6):
-            answer = await ask("weather in Paris?", settings, http=http, backend=model)
-            assert answer.answered is True
-            tried.append(len(services.calls["open-meteo-geocoding"]))
-    assert tried[-1] == tried[-2] == tried[-3]  # the circuit is open: not called again
-    assert tried[-1] >= 5  # the breaker's threshold of failed attempts in a row
-    assert len(services.calls["wttr"]) >= 6  # every question still answered, from the fallback
+CITIES = ("Paris", "Tokyo", "Lima", "Oslo")
 
 
-async def test_new_settings_or_new_clients_get_an_agent_of_their_own() -> None:
-    """What an agent was built of decides whether it is kept: another settings object, or
-    another HTTP client, starts afresh (its breakers closed)."""
+class _InFlight(httpx.AsyncBaseTransport):
+    """A transport that counts the requests it has in flight, and the most at once."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner, self.now, self.most = inner, 0, 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            return await self.inner.handle_async_request(request)
+        finally:
+            self.now -= 1
+
+
+async def test_questions_on_one_tools_client_share_one_bound_on_tool_calls() -> None:
+    """With `max_concurrent_tools=1`, four questions at once on one tools' client send one
+    weather request at a time (each its own: four questions, four answers)."""
     services = SimulatedServices()
-    services.fail_always("open-meteo-geocoding", Fault.status(503))
-    model = OfflineModel()
-    async with make_client(transport=services.transport) as http:
-        for _ in range(4):
-            await ask("weather in Paris?", Settings(), http=http, backend=model)
-    async with make_client(transport=services.transport) as http:
-        before = len(services.calls["open-meteo-geocoding"])
-        await ask("weather in Paris?", Settings(), http=http, backend=model)
-    assert len(services.calls["open-meteo-geocoding"]) > before  # tried again: a new agent
+    services.fail_always("open-meteo-geocoding", Fault.slow(0.05))
+    counting = _InFlight(services.transport)
+    one = Limits(max_concurrent_tools=1)
+    async with make_client(transport=counting) as http:
+        answers = await asyncio.gather(
+            *(offline_ask(f"weather in {city}?", Settings(), http=http, limits=one)
+              for city in CITIES)
+        )  # fmt: skip
+    assert all(answer.answered for answer in answers)
+    assert len(services.calls["open-meteo-geocoding"]) == 4
+    assert counting.most == 1
+
+
+async def test_questions_on_clients_of_their_own_have_bounds_of_their_own() -> None:
+    """The same four questions, each on a tools' client of its own, overlap."""
+    services = SimulatedServices()
+    services.fail_always("open-meteo-geocoding", Fault.slow(0.05))
+    counting = _InFlight(services.transport)
+    one = Limits(max_concurrent_tools=1)
+
+    async def on_its_own(city: str) -> None:
+        async with make_client(transport=counting) as http:
+            await offline_ask(f"weather in {city}?", Settings(), http=http, limits=one)
+
+    await asyncio.gather(*(on_its_own(city) for city in CITIES))
+    assert counting.most > 1
