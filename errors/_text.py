@@ -701,6 +701,8 @@ def pairs_in(words: Words) -> frozenset[Signal]:
     for place, those in enumerate(kinds):
         for index in those:
             at.setdefault(index, []).append(place)
+    if _CREDENTIAL in at:
+        at[_CREDENTIAL] = [p for p in at[_CREDENTIAL] if _names_a_credential(kinds, p)]
     lowered = words.lowered
     found = set()
     for rule in _vocab_words.PAIRS:
@@ -717,15 +719,43 @@ def pairs_in(words: Words) -> frozenset[Signal]:
     return frozenset(found)
 
 
-# Every kind of word a pair, a cue alone or a negation may ask about, by its place here.
+def _names_a_credential(kinds: list[frozenset[int]], place: int) -> bool:
+    """Whether a credential's word at `place` stands for one: not the last word of another
+    name ("max_tokens", "pagination token": an English word right before it that is not one
+    of an article, a qualifier or what is wrong), nor the first of a name of something about
+    it ("key name", "token count")."""
+    if place and kinds[place - 1] and kinds[place - 1].isdisjoint(_MAY_PRECEDE):
+        return False
+    return place + 1 == len(kinds) or _OF_IT not in kinds[place + 1]
+
+
+# Every kind of word a pair, a cue alone or a negation may ask about, by its place here; then
+# the mark of an ordinary English word (of no kind at all).
 _WORD_KINDS = tuple(
     dict.fromkeys(
         [k for rule in _vocab_words.PAIRS for k in (rule.first, rule.second)]
         + [kind for kind, _ in _vocab_words.ALONE]
-        + [_vocab_words.NEGATION, _vocab_words.GOOD, _vocab_words.BETWEEN]
+        + [_vocab_words.NEGATION, _vocab_words.GOOD, _vocab_words.BETWEEN, _vocab_words.OF_IT]
+        + [_vocab_words.LABEL]
     )
 )
 _KIND_AT = {id(kind): at for at, kind in enumerate(_WORD_KINDS)}
+_ORDINARY = len(_WORD_KINDS)
+_MAY_PRECEDE = frozenset(  # the kinds of word that may stand right before a credential's
+    _KIND_AT[id(kind)]
+    for kind in (
+        _vocab_words.BETWEEN,
+        _vocab_words.BAD,
+        _vocab_words.MISSING,
+        _vocab_words.EXPIRED,
+        _vocab_words.NEGATION,
+        _vocab_words.GOOD,
+        _vocab_words.CREDENTIAL,
+        _vocab_words.SESSION,
+        _vocab_words.LABEL,
+    )
+)
+_CREDENTIAL, _OF_IT = _KIND_AT[id(_vocab_words.CREDENTIAL)], _KIND_AT[id(_vocab_words.OF_IT)]
 _WORD_KINDS_MEMO: dict[str, tuple[frozenset[int], ...]] = {}
 
 
@@ -738,6 +768,7 @@ def _kinds_of(token: str) -> tuple[frozenset[int], ...]:
         pairs = [(forms[0], token.lower())] if len(forms) == 1 else [(f, f) for f in forms]
         known = tuple(
             frozenset(at for at, kind in enumerate(_WORD_KINDS) if kind.holds(read, written))
+            or (_ORDINARY_ONLY if written.isascii() and written.isalpha() else frozenset())
             for read, written in pairs
         )
         if len(_WORD_KINDS_MEMO) >= 50_000:
@@ -767,6 +798,7 @@ def _close(kinds: list[frozenset[int]], a: int, b: int, rule: _vocab_words.Pair)
 
 
 _BETWEEN = _KIND_AT[id(_vocab_words.BETWEEN)]
+_ORDINARY_ONLY = frozenset({_ORDINARY})
 
 
 def _unspaced_close(lowered: str, rule: _vocab_words.Pair, reach: int = 12) -> bool:

@@ -564,13 +564,20 @@ TOO_FAST = words("fast", "", "过快 太快")
 REACH = words("reach connect contact download retrieve fetch resolve")
 PARSE = words("parse decode deserialize unmarshal")
 AUTHENTICATE = words("authenticate authorize", "", "认证 授权 鉴权 認証")
+# The names of an error's fields, which stand right before what they say ("msg": "sign
+# invalid"): a credential's word may follow one.
+LABEL = words("msg message error errors reason detail details description info errmsg text")
+# Words that, right after a credential's word, make it name something else ("key name",
+# "token count", "token limit"): then it is no credential.
+OF_IT = words("name names count limit length size type field format column value index usage")
 # Words that may stand between the two of a pair: articles, "is", and a credential's own
 # qualifiers ("API", "user", "access" in "invalid user access key").
 BETWEEN = words(
     "the a an your this that than is was are were be been has have had to of for provided"
     " supplied too given sent api user access auth app client public private secret security"
-    " bearer oauth request entered",
-    "es est ist является enviada enviado envoyé envoyée gesendet",
+    " bearer oauth request entered refresh jwt personal service account",
+    "es est ist является enviada enviado envoyé envoyée gesendet la le les el los las der die"
+    " das den il lo un una une ein eine",
 )
 
 

@@ -235,10 +235,15 @@ def test_only_a_long_word_of_two_known_words_is_unglued() -> None:
         ("Something went wrong", "unknown"),
         ("发生错误", "unknown"),
         ("the moon is in the wrong phase", "unknown"),
+        ("max_tokens: invalid value", "invalid_request"),
+        ("The provided pagination token is invalid", "invalid_request"),
+        ("invalid key name in config", "invalid_request"),
+        ("token count invalid", "invalid_request"),
     ],
 )
 def test_words_apart_or_alone_make_no_pair(text: str, error_type: str) -> None:
-    """A device token is no credential; "never retrieved", "went wrong" and 错误 say no kind."""
+    """A device, page or pagination token, max_tokens, a key's name and a token count are no
+    credentials; "never retrieved", "went wrong" and 错误 say no kind."""
     assert error_to_action(text, OP).error_type == error_type
 
 
