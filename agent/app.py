@@ -327,18 +327,22 @@ async def ask(
 
 
 # The bound on tool calls at once shared by the questions `ask` answers on one tools' HTTP
-# client (gone with the client), by its size.
-_GATES: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[int, asyncio.Semaphore]] = (
-    weakref.WeakKeyDictionary()
-)
+# client (gone with the client), by its size, with the event loop it serves.
+_GATES: weakref.WeakKeyDictionary[
+    httpx.AsyncClient, dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore]]
+] = weakref.WeakKeyDictionary()
 
 
 def _tool_gate(http: httpx.AsyncClient, size: int) -> asyncio.Semaphore:
-    """The gate of the questions asked on `http` that allow `size` tool calls at once."""
+    """The gate of the questions asked on `http` that allow `size` tool calls at once (those
+    with another bound share another gate). A semaphore serves one event loop: a client used
+    again under a new loop (a second `asyncio.run`) gets a new gate."""
+    loop = asyncio.get_running_loop()
     gates = _GATES.setdefault(http, {})
-    if size not in gates:
-        gates[size] = asyncio.Semaphore(max(1, size))
-    return gates[size]
+    kept = gates.get(size)
+    if kept is None or kept[0] is not loop:
+        kept = gates[size] = (loop, asyncio.Semaphore(max(1, size)))
+    return kept[1]
 
 
 # --- admission control ---------------------------------------------------------------------------

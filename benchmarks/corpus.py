@@ -79,7 +79,9 @@ UNSEEN = {
     # seen the classifier, labelled by the policy table alone (a 503 without a hint is a
     # server error): measured once at 58.6 % full pass, 23.5 % unknown; then worked on (words
     # said together: errors._vocab_words.PAIRS), with set E collected to measure that work.
-    "unseen_d": Unseen(CORPUS_DIR / "unseen_d.jsonl", full_pass=0.72, unknown=0.12),
+    # (unknown 11.7 % after its round; 12.3 % since a status after "failed" is no longer read
+    # as one: "Job failed 500 times" counts.)
+    "unseen_d": Unseen(CORPUS_DIR / "unseen_d.jsonl", full_pass=0.72, unknown=0.13),
     # Set E (issue 18): 160 texts, 107 systems, 12 languages, collected while set D was worked
     # on, sealed until then, measured once after it: 53.8 % full pass, 17.5 % unknown (the
     # code before that work, run on it at the same time: 53.1 %, 20.0 %); then worked on

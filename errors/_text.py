@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
@@ -191,6 +192,7 @@ _GLUE = frozenset(
     for form in (word, stem(word))
 )
 _WHOLE = frozenset(word for t in TERMS if not t.literal for word in t.phrase.split())
+_GLUE_LONGEST = max(map(len, _GLUE))
 
 
 class Words(NamedTuple):
@@ -244,11 +246,13 @@ def _unglued(form: str) -> str:
     as timeout, error; "connectionreset" as connection, reset. A word the vocabularies use
     whole ("masterdown") stays whole. Remembered, by the word alone, so a text always reads the
     same way."""
+    if len(form) > 40:  # an id or a blob, not a word: never remembered
+        return form
     done = _UNGLUED.get(form)
     if done is None:
         done = form
         if form.isascii() and form.isalpha() and form not in _WHOLE:
-            for cut in range(4, len(form) - 3):
+            for cut in range(4, min(len(form) - 3, _GLUE_LONGEST + 1)):
                 if form[:cut] in _GLUE and form[cut:] in _GLUE:
                     done = f"{stem(form[:cut])} {stem(form[cut:])}"
                     break
@@ -276,9 +280,9 @@ def _without_addresses(text: str) -> str:
 
 # A URL, to the first character that cannot be in one unescaped (a quote ends it in JSON).
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>()\[\]{}]+")
-# A header's name in a dumped response ("X-Rate-Limit-Remaining: 4", "Retry-After: 30"):
-# capitalised words joined by hyphens, then a colon.
-_HEADER_NAME = re.compile(r"(?<![\w-])[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:(?= )")
+# The name of an extension header in a dumped response ("X-Rate-Limit-Remaining: 4",
+# "x-ratelimit-limit: 60"), then its colon: what it reports is in its value, not its name.
+_HEADER_NAME = re.compile(r"(?i)(?<![\w-])x-[a-z0-9]+(?:-[a-z0-9]+)*:(?= )")
 _SOURCE_PATH = re.compile(
     r"[\w.@~-]*(?:[/\\][\w.@~-]+)+\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|swift)\b"
     r"(?::\d+)*"
@@ -701,14 +705,17 @@ def pairs_in(words: Words) -> frozenset[Signal]:
     for place, those in enumerate(kinds):
         for index in those:
             at.setdefault(index, []).append(place)
-    if _CREDENTIAL in at:
-        at[_CREDENTIAL] = [p for p in at[_CREDENTIAL] if _names_a_credential(kinds, p)]
+    # "key" is a credential's word after a word that says which ("API key", "user key")
+    keys = [p for p in at.get(_KEY, []) if p and _QUALIFIER in kinds[p - 1]]
+    if _CREDENTIAL in at or keys:
+        places = sorted(at.get(_CREDENTIAL, []) + keys)
+        at[_CREDENTIAL] = [p for p in places if _names_a_credential(kinds, p)]
     lowered = words.lowered
     found = set()
     for rule in _vocab_words.PAIRS:
         firsts = _places(rule.first, at)
         seconds = _places(rule.second, at) if firsts else []
-        if any(_close(kinds, a, b, rule) for a in firsts for b in seconds) or (
+        if any(_close(kinds, a, b, rule) for a, b in _near(firsts, seconds, rule.reach)) or (
             not lowered.isascii() and _unspaced_close(lowered, rule)
         ):
             found.add(rule.signal)
@@ -736,7 +743,7 @@ _WORD_KINDS = tuple(
         [k for rule in _vocab_words.PAIRS for k in (rule.first, rule.second)]
         + [kind for kind, _ in _vocab_words.ALONE]
         + [_vocab_words.NEGATION, _vocab_words.GOOD, _vocab_words.BETWEEN, _vocab_words.OF_IT]
-        + [_vocab_words.LABEL]
+        + [_vocab_words.LABEL, _vocab_words.KEY, _vocab_words.QUALIFIER]
     )
 )
 _KIND_AT = {id(kind): at for at, kind in enumerate(_WORD_KINDS)}
@@ -756,6 +763,7 @@ _MAY_PRECEDE = frozenset(  # the kinds of word that may stand right before a cre
     )
 )
 _CREDENTIAL, _OF_IT = _KIND_AT[id(_vocab_words.CREDENTIAL)], _KIND_AT[id(_vocab_words.OF_IT)]
+_KEY, _QUALIFIER = _KIND_AT[id(_vocab_words.KEY)], _KIND_AT[id(_vocab_words.QUALIFIER)]
 _WORD_KINDS_MEMO: dict[str, tuple[frozenset[int], ...]] = {}
 
 
@@ -766,15 +774,23 @@ def _kinds_of(token: str) -> tuple[frozenset[int], ...]:
     if known is None:
         forms = read_token(token).split()
         pairs = [(forms[0], token.lower())] if len(forms) == 1 else [(f, f) for f in forms]
+        if (head := _ASCII_HEAD.match(token)) is not None:  # "key입니다": a word, a particle
+            word = head[1].lower()
+            pairs = [(stem(word), word), (token[head.end() :].lower(),) * 2]
         known = tuple(
             frozenset(at for at, kind in enumerate(_WORD_KINDS) if kind.holds(read, written))
             or (_ORDINARY_ONLY if written.isascii() and written.isalpha() else frozenset())
             for read, written in pairs
         )
-        if len(_WORD_KINDS_MEMO) >= 50_000:
-            _WORD_KINDS_MEMO.clear()
-        _WORD_KINDS_MEMO[token] = known
+        if len(token) <= 40:  # longer: an id or a blob, never remembered
+            if len(_WORD_KINDS_MEMO) >= 50_000:
+                _WORD_KINDS_MEMO.clear()
+            _WORD_KINDS_MEMO[token] = known
     return known
+
+
+# An English word with a Korean, Chinese or Japanese ending glued to it ("key입니다").
+_ASCII_HEAD = re.compile(r"([A-Za-z]{2,})(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3])")
 
 
 def _places(kind: _vocab_words.WordClass, at: dict[int, list[int]]) -> list[int]:
@@ -801,13 +817,27 @@ _BETWEEN = _KIND_AT[id(_vocab_words.BETWEEN)]
 _ORDINARY_ONLY = frozenset({_ORDINARY})
 
 
-def _unspaced_close(lowered: str, rule: _vocab_words.Pair, reach: int = 12) -> bool:
-    """Whether phrases of the two kinds occur within `reach` characters of each other."""
-    firsts = [at for p in rule.first.unspaced for at in _all_at(lowered, p)]
+def _near(firsts: list[int], seconds: list[int], reach: int) -> Iterator[tuple[int, int]]:
+    """The pairs of places, one from each sorted list, at most `reach` apart (found by
+    bisection: a long text with many of both costs no more than its length)."""
+    for a in firsts:
+        for b in seconds[bisect_left(seconds, a - reach) : bisect_right(seconds, a + reach)]:
+            yield a, b
+
+
+def _unspaced_close(lowered: str, rule: _vocab_words.Pair, gap: int = 2) -> bool:
+    """Whether phrases of the two kinds occur with at most `gap` characters between them (in
+    the rule's order, when it has one): "签名错误", "访问频率太快", "超过限制"."""
+    firsts = sorted((at, at + len(p)) for p in rule.first.unspaced for at in _all_at(lowered, p))
     if not firsts:
         return False
-    seconds = [at for p in rule.second.unspaced for at in _all_at(lowered, p)]
-    return any(a != b and abs(a - b) <= reach for a in firsts for b in seconds)
+    seconds = sorted((at, at + len(p)) for p in rule.second.unspaced for at in _all_at(lowered, p))
+    starts = [at for at, _ in seconds]
+    for a, a_end in firsts:
+        for b, b_end in seconds[bisect_left(starts, a - 12) : bisect_right(starts, a_end + gap)]:
+            if 0 <= b - a_end <= gap or (not rule.ordered and 0 <= a - b_end <= gap):
+                return True
+    return False
 
 
 def _all_at(text: str, phrase: str) -> Iterator[int]:
@@ -1004,11 +1034,12 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
 
 def _names_failure(word: str) -> bool:
     """Whether a (lower-case) word ends by naming a failure — "httperror",
-    "notificationdispatchexception", "failed", "apifault" —, so a status may follow it."""
+    "notificationdispatchexception", "apifault" —, so a status may follow it. Not "failed":
+    "Job failed 500 times" counts."""
     return word.endswith(_FAILURE_ENDINGS)
 
 
-_FAILURE_ENDINGS = ("error", "exception", "fault", "failure", "failed", "fail")
+_FAILURE_ENDINGS = ("error", "exception", "fault", "failure")
 
 
 # Python's "[Errno N]" (negative: getaddrinfo), Windows' "[WinError N]", Rust's "(os error

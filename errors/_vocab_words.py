@@ -17,6 +17,7 @@ Every phrase is matched as a person reads it (`errors._facts.word_forms`): ident
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from errors._facts import Signal as S
@@ -24,11 +25,20 @@ from errors._facts import Term, stem, term
 
 __all__ = [
     "ALONE",
+    "BAD",
     "BETWEEN",
+    "CREDENTIAL",
+    "EXPIRED",
     "GOOD",
+    "KEY",
+    "LABEL",
+    "MISSING",
     "NEGATION",
+    "OF_IT",
     "PAIRS",
+    "QUALIFIER",
     "REFINES",
+    "SESSION",
     "TERMS",
     "THINGS",
     "Pair",
@@ -493,34 +503,48 @@ class WordClass(NamedTuple):
 
 
 def words(english: str, other: str = "", unspaced: str = "") -> WordClass:
-    """A kind of word from space-separated lists (English words are stemmed here)."""
+    """A kind of word from space-separated lists (English words are stemmed here). Other
+    languages' words of four letters or more, and Korean words (written with spaces, a
+    particle at their end: 토큰이), are the starts of words; shorter ones whole words."""
     others = other.split()
+    starts = [w for w in others if len(w) >= 4 or _HANGUL.search(w)]
     return WordClass(
         frozenset(map(stem, english.split())),
-        frozenset(w for w in others if len(w) < 4),
-        tuple(w for w in others if len(w) >= 4),
+        frozenset(w for w in others if w not in starts),
+        tuple(starts),
         tuple(unspaced.split()),
     )
 
 
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
 CREDENTIAL = words(
-    "key apikey appkey token signature sign secret password passphrase credential credentials",
-    # es pt it fr de ru tr pl: key, signature, password, token
+    "apikey appkey token signature sign secret password passphrase credential credentials",
+    # es pt it fr de ru tr pl ko: key, signature, password, token
     "clave firma contraseña chave assinatura senha chiave jeton clé schlüssel signatur"
-    " passwort kennwort ключ токен подпис пароль anahtar imza şifre klucz podpis hasło token",
-    # zh, ja, ko: key, token, signature, password
-    "密钥 秘钥 令牌 签名 密码 凭证 キー トークン 署名 パスワード 키 인증키 토큰 서명 비밀번호 key",
+    " passwort kennwort ключ токен подпис пароль anahtar imza şifre klucz podpis hasło token"
+    " 인증키 토큰 서명 비밀번호",
+    # zh, ja: key, token, signature, password
+    "密钥 秘钥 令牌 签名 密码 凭证 キー トークン 署名 パスワード",
+)
+# "key" names a credential only after a word that says which ("API key", "user key"): alone
+# it is as often a dictionary's or a config file's key ("Invalid key 'foo' in config").
+KEY = words("key keys")
+QUALIFIER = words(
+    "api app access secret private public client user auth license subscription account"
+    " developer master signing encryption service"
 )
 SESSION = words(
-    "session", "sesión sessão sessione сесси сеанс oturum sitzung", "会话 セッション 세션"
+    "session", "sesión sessão sessione сесси сеанс oturum sitzung 세션", "会话 セッション"
 )
 BAD = words(
     "invalid incorrect wrong bad unregistered mismatch malformed unrecognized unrecognised",
     "inválid incorrect errón erróne invalide incorrecte erroné ungültig falsch fehlerhaft"
     " неверн некорректн недействительн неправильн geçersiz hatalı yanlış nieprawidłow błędn"
-    " errat",
-    "错误 无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません 올바르지 잘못된"
-    " 유효하지 미등록",
+    " 올바르지 잘못된 유효하지 미등록",
+    # 错误 ("error") only right after what was wrong: 签名错误 (see `_unspaced_close`)
+    "错误 无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません",
 )
 # "not valid", "no es correcta", "nicht korrekt": a good word negated is a bad one
 GOOD = words(
@@ -528,40 +552,42 @@ GOOD = words(
 )
 MISSING = words(
     "missing absent without",
-    "falta ausente manquant fehlt отсутств eksik yok brak",
-    "缺少 未提供 缺失 없습니다 누락",
+    "falta ausente manquant fehlt отсутств eksik yok brak 누락",
+    "缺少 未提供 缺失",
 )
 # a size beyond what is taken, a limit reached, a frequency limited
-LARGER = words("larger bigger large big", "größer больше plus grande mayor maior", "过大 超过 太大")
+LARGER = words("larger bigger large big", "größer больше plus grande mayor maior", "过大 太大")
 MAXIMUM = words("maximum max limit allowed", "maximale максимальн máximo maximum", "最大 上限 限制")
 LIMIT = words("limit cap", "límite limite grenze лимит limit", "上限 限额 限制")
-REACHED = words("reached exceeded hit", "alcanzado atteint erreicht достигнут превышен aşıldı")
+REACHED = words(
+    "reached exceeded hit", "alcanzado atteint erreicht достигнут превышен aşıldı", "超过 达到"
+)
 FREQUENCY = words(
-    "frequency frequently", "frecuencia fréquence häufigkeit частот", "频率 頻度 频繁 빈도"
+    "frequency frequently", "frecuencia fréquence häufigkeit частот 빈도", "频率 頻度 频繁"
 )
 LIMITED = words(
     "limited restricted too", "limitad limité begrenzt ограничен", "受限 限制 过高 过快"
 )
 EXPIRED = words(
     "expired expiry",
-    "expirad caducad vencid expiré abgelaufen истек просрочен scadut wygas zamanaşım",
-    "过期 期限切れ 만료 süresi",
+    "expirad caducad vencid expiré abgelaufen истек просрочен scadut wygas zamanaşım 만료",
+    "过期 期限切れ süresi",
 )
 NEGATION = words(
     "not cannot unable fail failure t",
-    "no non ne nicht не nie değil",
-    "失败 失敗 できません 실패",
+    "no non ne nicht не nie değil 실패",
+    "失败 失敗 できません",
 )
 FIND = words("find locate")
 NO = words("no", "", "")
 FOUND = words("found matched")
-ALREADY = words("already", "déjà bereits уже già", "已经 既に 이미")
+ALREADY = words("already", "déjà bereits уже già 이미", "已经 既に")
 TAKEN = words(
     "used taken registered exist exists", "utilisé vergeben используется", "被占用 使用済み"
 )
 REQUESTS = words("requests request calls uploading uploads", "", "请求 调用 访问")
 TOO_FAST = words("fast", "", "过快 太快")
-REACH = words("reach connect contact download retrieve fetch resolve")
+REACH = words("reach connect contact download retrieve fetch")
 PARSE = words("parse decode deserialize unmarshal")
 AUTHENTICATE = words("authenticate authorize", "", "认证 授权 鉴权 認証")
 # The names of an error's fields, which stand right before what they say ("msg": "sign
@@ -576,8 +602,8 @@ BETWEEN = words(
     "the a an your this that than is was are were be been has have had to of for provided"
     " supplied too given sent api user access auth app client public private secret security"
     " bearer oauth request entered refresh jwt personal service account",
-    "es est ist является enviada enviado envoyé envoyée gesendet la le les el los las der die"
-    " das den il lo un una une ein eine",
+    "않은 않습니다 es est ist является enviada enviado envoyé envoyée gesendet la le les el los"
+    " las der die das den il lo un una une ein eine",
 )
 
 
@@ -617,8 +643,8 @@ PAIRS: tuple[Pair, ...] = (
 INCORRECT = words(
     "incorrect malformed",
     "inválid incorrect errón erróne invalide incorrecte erroné ungültig fehlerhaft неверн"
-    " некорректн недействительн неправильн geçersiz hatalı nieprawidłow błędn errat",
-    "无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません 올바르지 유효하지",
+    " некорректн недействительн неправильн geçersiz hatalı nieprawidłow błędn 올바르지 유효하지",
+    "无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません",
 )
 ALONE: tuple[tuple[WordClass, S], ...] = ((INCORRECT, S.BAD_REQUEST),)
 # What a pair may add to a bare "invalid" or "malformed": what it was that was wrong.

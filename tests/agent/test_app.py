@@ -179,3 +179,24 @@ async def test_questions_on_clients_of_their_own_have_bounds_of_their_own() -> N
 
     await asyncio.gather(*(on_its_own(city) for city in CITIES))
     assert counting.most > 1
+
+
+def test_one_tools_client_serves_a_second_event_loop() -> None:
+    """A shared client used again under a new event loop (a second `asyncio.run`) gets a gate
+    of that loop: both runs answer, one request at a time."""
+    services = SimulatedServices()
+    services.fail_always("open-meteo-geocoding", Fault.slow(0.02))
+    counting = _InFlight(services.transport)
+    http = make_client(transport=counting)
+    one = Limits(max_concurrent_tools=1)
+
+    async def two_at_once() -> list[bool]:
+        answers = await asyncio.gather(
+            *(offline_ask(f"weather in {city}?", Settings(), http=http, limits=one)
+              for city in CITIES[:2])
+        )  # fmt: skip
+        return [answer.answered for answer in answers]
+
+    assert asyncio.run(two_at_once()) == [True, True]
+    assert asyncio.run(two_at_once()) == [True, True]
+    assert counting.most == 1
