@@ -710,6 +710,11 @@ def pairs_in(words: Words) -> frozenset[Signal]:
     if _CREDENTIAL in at or keys:
         places = sorted(at.get(_CREDENTIAL, []) + keys)
         at[_CREDENTIAL] = [p for p in places if _names_a_credential(kinds, p)]
+    # a good word negated is a bad one, placed at its "not" ("not valid", "no es correcta")
+    good, negated = at.get(_GOOD, []), at.get(_NEGATION, [])
+    if good and negated:
+        nots = [n for n in negated if any(0 < g - n <= 2 for g in good)]
+        at[_BAD] = sorted(at.get(_BAD, []) + nots)
     lowered = words.lowered
     found = set()
     for rule in _vocab_words.PAIRS:
@@ -764,6 +769,8 @@ _MAY_PRECEDE = frozenset(  # the kinds of word that may stand right before a cre
 )
 _CREDENTIAL, _OF_IT = _KIND_AT[id(_vocab_words.CREDENTIAL)], _KIND_AT[id(_vocab_words.OF_IT)]
 _KEY, _QUALIFIER = _KIND_AT[id(_vocab_words.KEY)], _KIND_AT[id(_vocab_words.QUALIFIER)]
+_BAD, _GOOD = _KIND_AT[id(_vocab_words.BAD)], _KIND_AT[id(_vocab_words.GOOD)]
+_NEGATION = _KIND_AT[id(_vocab_words.NEGATION)]
 _WORD_KINDS_MEMO: dict[str, tuple[frozenset[int], ...]] = {}
 
 
@@ -794,19 +801,14 @@ _ASCII_HEAD = re.compile(r"([A-Za-z]{2,})(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\u
 
 
 def _places(kind: _vocab_words.WordClass, at: dict[int, list[int]]) -> list[int]:
-    """Where words of `kind` stand; for the bad ones, also a good word negated ("not valid"),
-    placed at its "not"."""
-    places = at.get(_KIND_AT[id(kind)], [])
-    if kind is _vocab_words.BAD:
-        good = at.get(_KIND_AT[id(_vocab_words.GOOD)], [])
-        negated = at.get(_KIND_AT[id(_vocab_words.NEGATION)], []) if good else []
-        places = places + [n for n in negated if any(0 < g - n <= 2 for g in good)]
-    return places
+    """Where words of `kind` stand, in order."""
+    return at.get(_KIND_AT[id(kind)], [])
 
 
 def _close(kinds: list[frozenset[int]], a: int, b: int, rule: _vocab_words.Pair) -> bool:
-    """Whether the words at `a` and `b` are near enough, with only `BETWEEN` words between."""
-    if (rule.ordered and b <= a) or a == b or abs(b - a) > rule.reach:
+    """Whether the words at `a` and `b` (within the rule's reach: `_near`) stand in its order,
+    with only `BETWEEN` words between."""
+    if (rule.ordered and b <= a) or a == b:
         return False
     if rule.any_between:
         return True
@@ -833,8 +835,10 @@ def _unspaced_close(lowered: str, rule: _vocab_words.Pair, gap: int = 2) -> bool
         return False
     seconds = sorted((at, at + len(p)) for p in rule.second.unspaced for at in _all_at(lowered, p))
     starts = [at for at, _ in seconds]
+    longest = max(end - at for at, end in seconds) if seconds else 0
     for a, a_end in firsts:
-        for b, b_end in seconds[bisect_left(starts, a - 12) : bisect_right(starts, a_end + gap)]:
+        window = seconds[bisect_left(starts, a - gap - longest) : bisect_right(starts, a_end + gap)]
+        for b, b_end in window:
             if 0 <= b - a_end <= gap or (not rule.ordered and 0 <= a - b_end <= gap):
                 return True
     return False
@@ -1024,7 +1028,7 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     """Whether the words around the number say it is a status."""
     start = match.start(1)
     before = padded[max(0, start - 48) : start].split()
-    if not before or before[-1] in _STATUS_ANCHORS or _names_failure(before[-1]):
+    if not before or before[-1] in _STATUS_ANCHORS or before[-1].endswith(_FAILURE_ENDINGS):
         return True
     if "http" in before[-3:]:  # "HTTP/1.1 503", "HTTP/2 429"
         return True
@@ -1032,13 +1036,8 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     return any(after.startswith(f" {phrase} ") for phrase in OWN_PHRASES.get(code, ()))
 
 
-def _names_failure(word: str) -> bool:
-    """Whether a (lower-case) word ends by naming a failure — "httperror",
-    "notificationdispatchexception", "apifault" —, so a status may follow it. Not "failed":
-    "Job failed 500 times" counts."""
-    return word.endswith(_FAILURE_ENDINGS)
-
-
+# The endings of a word naming a failure ("httperror", "notificationdispatchexception",
+# "apifault"), after which a number is a status. Not "failed": "Job failed 500 times" counts.
 _FAILURE_ENDINGS = ("error", "exception", "fault", "failure")
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "CREDENTIAL",
     "EXPIRED",
     "GOOD",
+    "INCORRECT",
     "KEY",
     "LABEL",
     "MISSING",
@@ -538,13 +539,20 @@ QUALIFIER = words(
 SESSION = words(
     "session", "sesión sessão sessione сесси сеанс oturum sitzung 세션", "会话 セッション"
 )
+# What is wrong with a thing. `INCORRECT` may say it alone (the last cue, `ALONE`); the rest
+# only of a thing beside them: "wrong", "bad" and 错误 ("error") also say "something went
+# wrong" and "内部错误" — 错误 counts only right after what was wrong (签名错误).
+_INCORRECT = (
+    "incorrect malformed",
+    "inválid incorrect errón erróne invalide incorrecte erroné ungültig fehlerhaft неверн"
+    " некорректн недействительн неправильн geçersiz hatalı nieprawidłow błędn 올바르지 유효하지",
+    "无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません",
+)
+INCORRECT = words(*_INCORRECT)
 BAD = words(
-    "invalid incorrect wrong bad unregistered mismatch malformed unrecognized unrecognised",
-    "inválid incorrect errón erróne invalide incorrecte erroné ungültig falsch fehlerhaft"
-    " неверн некорректн недействительн неправильн geçersiz hatalı yanlış nieprawidłow błędn"
-    " 올바르지 잘못된 유효하지 미등록",
-    # 错误 ("error") only right after what was wrong: 签名错误 (see `_unspaced_close`)
-    "错误 无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません",
+    f"invalid wrong bad unregistered mismatch unrecognized unrecognised {_INCORRECT[0]}",
+    f"falsch yanlış 잘못된 미등록 {_INCORRECT[1]}",
+    f"错误 {_INCORRECT[2]}",
 )
 # "not valid", "no es correcta", "nicht korrekt": a good word negated is a bad one
 GOOD = words(
@@ -579,7 +587,7 @@ NEGATION = words(
     "失败 失敗 できません",
 )
 FIND = words("find locate")
-NO = words("no", "", "")
+NO = words("no")
 FOUND = words("found matched")
 ALREADY = words("already", "déjà bereits уже già 이미", "已经 既に")
 TAKEN = words(
@@ -638,14 +646,7 @@ PAIRS: tuple[Pair, ...] = (
     Pair(FREQUENCY, LIMITED, S.RATE_LIMIT, "a frequency limited"),
 )
 # One kind of word alone, when no pair and no more specific word says more: something in the
-# request is wrong ("type is incorrect", "ya eksik").
-# Not "wrong", "bad" or 错误 ("error"), which "something went wrong" and "内部错误" say too.
-INCORRECT = words(
-    "incorrect malformed",
-    "inválid incorrect errón erróne invalide incorrecte erroné ungültig fehlerhaft неверн"
-    " некорректн недействительн неправильн geçersiz hatalı nieprawidłow błędn 올바르지 유효하지",
-    "无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません",
-)
+# request is wrong ("type is incorrect").
 ALONE: tuple[tuple[WordClass, S], ...] = ((INCORRECT, S.BAD_REQUEST),)
 # What a pair may add to a bare "invalid" or "malformed": what it was that was wrong.
 REFINES = frozenset({S.BAD_CREDENTIALS, S.MISSING_KEY, S.EXPIRED_TOKEN, S.TOO_LARGE})

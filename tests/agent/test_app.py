@@ -199,4 +199,5 @@ def test_one_tools_client_serves_a_second_event_loop() -> None:
 
     assert asyncio.run(two_at_once()) == [True, True]
     assert asyncio.run(two_at_once()) == [True, True]
+    asyncio.run(http.aclose())
     assert counting.most == 1

@@ -169,7 +169,8 @@ def test_a_header_name_in_a_dumped_response_says_no_failure() -> None:
     assert (result.error_type, result.action) == ("auth_invalid_credentials", "fix_input")
 
 
-# Real texts (set D, tests/errors/corpus/unseen_d.jsonl) that no single word names.
+# Texts of set D (tests/errors/corpus/unseen_d.jsonl, each row with its source), cut to the
+# error and with hosts and URLs replaced, that no single word names.
 @pytest.mark.parametrize(
     ("text", "error_type"),
     [
@@ -202,7 +203,8 @@ def test_two_words_together_name_what_neither_names_alone(text: str, error_type:
     assert error_to_action(text, OP).error_type == error_type
 
 
-# Real texts of set E (tests/errors/corpus/unseen_e.jsonl).
+# Texts of set E (tests/errors/corpus/unseen_e.jsonl, each row with its source), cut to the
+# error.
 @pytest.mark.parametrize(
     ("text", "error_type"),
     [
