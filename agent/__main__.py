@@ -1,5 +1,5 @@
 """`python -m agent`, the same as the `agent` console script."""
 
-from agent.cli import main
+from agent.cli import run_process
 
-raise SystemExit(main())
+raise SystemExit(run_process())

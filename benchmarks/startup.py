@@ -168,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _clean_env() -> dict[str, str]:
-    """This environment without a key, endpoints, tracing or a log file: offline and quiet."""
-    drop = ("ANTHROPIC_", "AGENT_", "OTEL_")
+    """This environment without a key, endpoints, tracing or a log file: offline and quiet;
+    and without PYTHONDONTWRITEBYTECODE, so the warm-up run leaves bytecode as a first run
+    on a person's machine does (with it set, every changed module is compiled every run)."""
+    drop = ("ANTHROPIC_", "AGENT_", "OTEL_", "PYTHONDONTWRITEBYTECODE")
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     env["NO_COLOR"] = "1"
     return env

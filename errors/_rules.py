@@ -118,6 +118,7 @@ _ADMIN = (
     *("sso", "saml", "administrator", "admin", "organization", "organisation", "role"),
     *("policy", "tenant"),
 )
+_PAGE_FOR_DATA = re.compile(r"(?i)\b(?:character|token)\s*\(?\s*['\"‘]?<")
 _CLIENT_ERRORS = range(400, 500)
 _SERVER_ERRORS = range(500, 600)
 
@@ -326,6 +327,13 @@ RULES: tuple[Rule, ...] = (
         "same input, same no: correct it (never sent upstream if it is ours)",
         signals=[S.INVALID_INPUT],
         when=lambda f: f.status is None,
+    ),
+    row(
+        k.BAD_DATA,
+        "a parser that met '<' where data should start: a web page came back, not the data "
+        "(\"Unexpected character ('<'\", \"invalid character '<'\"), whatever 'invalid' says",
+        signals=[S.BAD_DATA, S.BAD_REQUEST],
+        when=lambda f: f.status is None and _PAGE_FOR_DATA.search(f.text) is not None,
     ),
     row(
         k.INVALID_REQUEST,

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
@@ -69,7 +71,7 @@ from errors._vocab_translated import STATUS_PHRASES, TRANSLATIONS
 __all__ = [
     "MAX_WAIT_S",
     "MIN_WAIT_S",
-    "TERMS",
+    "Vocabulary",
     "Words",
     "clamp_wait",
     "exception_line",
@@ -85,6 +87,7 @@ __all__ = [
     "read",
     "should_retry",
     "until_period_ends",
+    "vocabulary",
     "without_frames",
 ]
 
@@ -124,12 +127,8 @@ def _status_phrases() -> Iterator[Term]:
             yield term(phrase, signal, why, literal=True, billing=code == 402)
 
 
-TERMS: tuple[Term, ...] = (
-    *_ENGLISH,
-    *_vocab_languages.TERMS,
-    *_translated(_ENGLISH),
-    *_status_phrases(),
-)
+def _all_terms() -> tuple[Term, ...]:
+    return (*_ENGLISH, *_vocab_languages.TERMS, *_translated(_ENGLISH), *_status_phrases())
 
 
 # Under each anchor: the one-word terms (found as soon as the anchor is), and the longer
@@ -166,8 +165,6 @@ _COMMON = frozenset(
         "type token service operation de la le en el die der n"
     ).split()
 )
-_INDEX = _index(t for t in TERMS if not t.literal)  # looked up in the text's stems
-_LITERAL = _index(t for t in TERMS if t.literal and t.phrase.isascii())  # in its words
 
 
 def _by_pair(terms: Iterable[Term]) -> dict[str, tuple[tuple[str, Term], ...]]:
@@ -178,21 +175,62 @@ def _by_pair(terms: Iterable[Term]) -> dict[str, tuple[tuple[str, Term], ...]]:
     return {pair: tuple(entries) for pair, entries in index.items()}
 
 
-_OTHER_SCRIPTS = _by_pair(t for t in TERMS if not t.phrase.isascii())
-_RANK = {id(term): rank for rank, term in enumerate(TERMS)}
-_ANCHORS, _LITERAL_ANCHORS = frozenset(_INDEX), frozenset(_LITERAL)
-# The words of the English vocabularies, as written and as read (four letters or more): what
-# a glued word may be made of (`_unglued`); and every word they use whole.
-_GLUE = frozenset(
-    form
-    for t in TERMS
-    if not t.literal
-    for word in normalise(_CAMEL_WORDS.sub(" ", t.spelled or t.phrase)).split()
-    if len(word) >= 4 and word.isalpha()
-    for form in (word, stem(word))
-)
-_WHOLE = frozenset(word for t in TERMS if not t.literal for word in t.phrase.split())
-_GLUE_LONGEST = max(map(len, _GLUE))
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """Every term, and the tables the reader looks them up in. Built on the first text read
+    (`vocabulary()`, some 25 ms), not on import: a command that meets no failure never pays."""
+
+    terms: tuple[Term, ...]
+    index: dict[str, _Entry]  # English terms, looked up in the text's stems
+    literal: dict[str, _Entry]  # other languages' in Latin letters, in its words as written
+    anchors: frozenset[str]
+    literal_anchors: frozenset[str]
+    other_scripts: dict[str, tuple[tuple[str, Term], ...]]  # anywhere inside the text
+    rank: dict[int, int]  # by `id(term)`: a term's place in `terms`
+    # The words of the English vocabularies, as written and as read (four letters or more):
+    # what a glued word may be made of (`_unglued`); and every word they use whole.
+    glue: frozenset[str]
+    whole: frozenset[str]
+    upstream_ids: frozenset[int]  # the terms that are an API's one-word code or type
+
+
+def vocabulary() -> Vocabulary:
+    """The vocabulary and its tables, built by the first caller (others wait for it)."""
+    if not _BUILT:
+        with _BUILDING:
+            if not _BUILT:
+                _BUILT.append(_built())
+    return _BUILT[0]
+
+
+_BUILT: list[Vocabulary] = []  # one, once built
+_BUILDING = threading.Lock()
+
+
+def _built() -> Vocabulary:
+    terms = _all_terms()
+    index = _index(t for t in terms if not t.literal)
+    literal = _index(t for t in terms if t.literal and t.phrase.isascii())
+    glue = frozenset(
+        form
+        for t in terms
+        if not t.literal
+        for word in normalise(_CAMEL_WORDS.sub(" ", t.spelled or t.phrase)).split()
+        if len(word) >= 4 and word.isalpha()
+        for form in (word, stem(word))
+    )
+    return Vocabulary(
+        terms=terms,
+        index=index,
+        literal=literal,
+        anchors=frozenset(index),
+        literal_anchors=frozenset(literal),
+        other_scripts=_by_pair(t for t in terms if not t.phrase.isascii()),
+        rank={id(term): rank for rank, term in enumerate(terms)},
+        glue=glue,
+        whole=frozenset(word for t in terms if not t.literal for word in t.phrase.split()),
+        upstream_ids=frozenset(id(t) for t in terms if t.spelled.lower() in _UPSTREAM),
+    )
 
 
 class Words(NamedTuple):
@@ -251,9 +289,11 @@ def _unglued(form: str) -> str:
     done = _UNGLUED.get(form)
     if done is None:
         done = form
-        if form.isascii() and form.isalpha() and form not in _WHOLE:
-            for cut in range(4, min(len(form) - 3, _GLUE_LONGEST + 1)):
-                if form[:cut] in _GLUE and form[cut:] in _GLUE:
+        known = vocabulary()
+        glue = known.glue
+        if form.isascii() and form.isalpha() and form not in known.whole:
+            for cut in range(4, len(form) - 3):
+                if form[:cut] in glue and form[cut:] in glue:
                     done = f"{stem(form[:cut])} {stem(form[cut:])}"
                     break
         if len(_UNGLUED) >= 50_000:
@@ -297,11 +337,13 @@ def find(words: Words) -> list[Term]:
 
     English terms are looked for in the text's stems, other languages' in its words as
     written; phrases in other scripts anywhere inside it (placed after the rest)."""
-    hits = _hits(_INDEX, words.stemmed & _ANCHORS, words.stems, 0)
-    if not words.words.isdisjoint(_LITERAL_ANCHORS):
-        hits += _hits(_LITERAL, words.words & _LITERAL_ANCHORS, words.padded, len(words.stems))
+    known = vocabulary()
+    hits = _hits(known, known.index, words.stemmed & known.anchors, words.stems, 0)
+    if not words.words.isdisjoint(known.literal_anchors):
+        anchors, offset = words.words & known.literal_anchors, len(words.stems)
+        hits += _hits(known, known.literal, anchors, words.padded, offset)
     if not words.lowered.isascii():  # placed after the words, in the order the text has them
-        hits += _other_scripts(words.padded, len(words.stems) + len(words.padded))
+        hits += _other_scripts(known, words.padded, len(words.stems) + len(words.padded))
     if len(hits) > 1:
         hits = _outermost(hits)
     hits.sort(key=_POSITION)
@@ -309,31 +351,32 @@ def find(words: Words) -> list[Term]:
 
 
 def _hits(
-    index: dict[str, _Entry], anchors: frozenset[str], padded: str, offset: int
+    known: Vocabulary, index: dict[str, _Entry], anchors: frozenset[str], padded: str, offset: int
 ) -> list[tuple[int, int, Term]]:
     """(position, rank, term) of the terms under `anchors` that occur in `padded`."""
     hits: list[tuple[int, int, Term]] = []
+    rank = known.rank
     for anchor in anchors:
         single, phrases = index[anchor]
         if single:
             at = padded.find(f" {anchor} ") + offset
-            hits += [(at, _RANK[id(term)], term) for term in single]
+            hits += [(at, rank[id(term)], term) for term in single]
         for phrase, candidate in phrases:  # a plain loop: most anchors have no phrase
             at = padded.find(phrase)
             if at >= 0:
-                hits.append((at + offset, _RANK[id(candidate)], candidate))
+                hits.append((at + offset, rank[id(candidate)], candidate))
     return hits
 
 
-def _other_scripts(padded: str, offset: int) -> list[tuple[int, int, Term]]:
+def _other_scripts(known: Vocabulary, padded: str, offset: int) -> list[tuple[int, int, Term]]:
     """(position, rank, term) of the phrases in other scripts that occur inside `padded`."""
-    pairs = {padded[i : i + 2] for i in range(len(padded) - 1)} & _OTHER_SCRIPTS.keys()
+    pairs = {padded[i : i + 2] for i in range(len(padded) - 1)} & known.other_scripts.keys()
     hits = []
     for pair in pairs:
-        for phrase, found in _OTHER_SCRIPTS[pair]:
+        for phrase, found in known.other_scripts[pair]:
             at = padded.find(phrase)
             if at >= 0:
-                hits.append((offset + at, _RANK[id(found)], found))
+                hits.append((offset + at, known.rank[id(found)], found))
     return hits
 
 
@@ -662,6 +705,8 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
         signals |= pairs & _vocab_words.REFINES
     if mail and not signals and mail.precise:
         signals = mail.signals  # an enhanced code that says which problem, before the cues
+    if signals and not mail:
+        signals |= _refined(signals, status, found, words)
     if not signals:  # the general cues, within what a mail server's reply class allows
         cues = (signals_of(filter(_WEAK, found)) - _NOT_A_SIGNAL) | pairs
         if mail:  # a transient reply is no refusal; a permanent one no "try later"
@@ -854,6 +899,23 @@ def _all_at(text: str, phrase: str) -> Iterator[int]:
 # Signals that say only "the request was wrong" or "not accepted": a pair may say what was
 # wrong with it ("Unauthorized … OAuth token is missing").
 _GENERIC = frozenset({Signal.BAD_REQUEST, Signal.INVALID_INPUT, Signal.BAD_CREDENTIALS})
+_SERVER_ONLY = frozenset({Signal.SERVER})
+_REFUSALS = frozenset({Signal.FORBIDDEN, Signal.BAD_REQUEST})
+
+
+def _refined(
+    signals: frozenset[Signal], status: int | None, found: list[Term], words: Words
+) -> frozenset[Signal]:
+    """What the general cues add to a bare failure or refusal: a service failure that says it
+    is for a while ("500 … try again later") is a service to wait for; a refusal that names a
+    limit counted over a period ("403 Forbidden: … your daily download quota") is that limit."""
+    cues = frozenset(t.signal for t in found if t.weak)
+    server = Signal.SERVER in signals or (status or 0) >= 500
+    if server and signals <= _SERVER_ONLY and Signal.LATER in cues:
+        return frozenset({Signal.LATER})
+    if signals <= _REFUSALS and cues & _COUNTED and period_in(words) is not None:
+        return cues & _COUNTED
+    return frozenset()
 
 
 # What a mail server's transient reply (4xx) can still turn out to be, whatever its words.
@@ -886,12 +948,12 @@ _UPSTREAM = frozenset(
     t.spelled.lower() for t in (*_vocab_api.TERMS, *_vocab_grpc.TERMS) if " " not in t.spelled
 )
 _TYPES = frozenset(STATUS_OF_TYPE)
-_UPSTREAM_IDS = frozenset(id(t) for t in TERMS if t.spelled.lower() in _UPSTREAM)
 
 
 def _upstream_type(text: str, words: Words, found: list[Term]) -> str | None:
     """The first error code or type of a known API that the text quotes, as it spells it."""
-    codes = [t.spelled.lower() for t in found if id(t) in _UPSTREAM_IDS]
+    upstream = vocabulary().upstream_ids
+    codes = [t.spelled.lower() for t in found if id(t) in upstream]
     codes += words.words & _TYPES
     if not codes:
         return None
@@ -984,11 +1046,12 @@ _NUMBER = re.compile(r" ([45]\d\d)(?= )")
 # "503: …", "(401): …", and with the full-width colon of Chinese and Japanese ("(401：…")
 _BEFORE_COLON = re.compile(r"(?<![\d.:\]])\b([45]\d\d)\)?(?::\s|：)")
 _STATUS_ANCHORS = frozenset(
-    {"http", "https", "status", "statuscode", "status_code", "httpstatuscode", "code", "cod"}
-    | {"httpstatus", "http_status"}
-    | {"error", "error_code", "errorcode", "returncode", "httpcode", "returned", "got"}
-    | {"answered", "responded", "response"}
+    {"http", "https", "status", "code", "cod", "returned", "got", "answered", "responded"}
+    | {"response", "error", "erreur", "fehler", "erro", "errore", "ошибка", "ошибки", "hata"}
 )
+# Words that may stand between the anchor and the number: "status code was 429", "HTTP
+# status of 503", "error code = 500".
+_LINKING = frozenset({"was", "is", "of", "with", "="})
 
 
 def status_in(text: str, words: Words) -> int | None:
@@ -1028,8 +1091,13 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     """Whether the words around the number say it is a status."""
     start = match.start(1)
     before = padded[max(0, start - 48) : start].split()
-    if not before or before[-1] in _STATUS_ANCHORS or before[-1].endswith(_FAILURE_ENDINGS):
+    if not before:
         return True
+    for word in reversed(before[-3:]):
+        if word in _STATUS_ANCHORS or word.endswith(_ANCHOR_ENDINGS):
+            return True
+        if word not in _LINKING:
+            break
     if "http" in before[-3:]:  # "HTTP/1.1 503", "HTTP/2 429"
         return True
     after = padded[match.end() : match.end() + 48]
@@ -1037,23 +1105,29 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
 
 
 # The endings of a word naming a failure ("httperror", "notificationdispatchexception",
-# "apifault"), after which a number is a status. Not "failed": "Job failed 500 times" counts.
-_FAILURE_ENDINGS = ("error", "exception", "fault", "failure")
+# "apifault") or a status ("statuscode", "responsecode", "http_status"), after which a
+# number is a status. Not "failed": "Job failed 500 times" counts.
+_ANCHOR_ENDINGS = ("error", "exception", "fault", "failure", "code", "status")
 
 
 # Python's "[Errno N]" (negative: getaddrinfo), Windows' "[WinError N]", Rust's "(os error
-# N)", an exception's repr "Error(N, …", and libuv's "errno: -N" (a negated errno).
+# N)", an exception's repr "Error(N, …", and libuv's "errno: -N" (a negated errno); a Win32
+# code as an HRESULT ("0x80072efd") or after a WinHTTP/WinINet call ("WinHttpSendRequest:
+# 12002"), in hexadecimal (group 5).
 _ERRNO = re.compile(
     r"\[(?:errno|winerror) (-?\d+)\]|\(os error (\d+)\)"
     r"|(?:\b|os|io|connection\w*|brokenpipe|permission|timeout)error\((-?\d+),"
     r"|errno[\"']?[:=]? ?(-?\d+)"
+    r"|\b0x8007([0-9a-f]{4})\b|\bwin(?:http|inet)\w*(?:\(\))?:? (\d{5})\b"
 )
 _ERRNO_WORDS = frozenset({"errno", "winerror"})
+_WIN32_MARKS = ("0x8007", "winhttp", "wininet")
 
 
 def errno_signals(text: str, words: Words) -> tuple[frozenset[Signal], bool]:
     """The signals of the errno numbers the text quotes, and whether one says nothing was sent."""
     quoted = " os error " in words.padded or "rror(" in text
+    quoted = quoted or any(mark in words.lowered for mark in _WIN32_MARKS)
     if words.words.isdisjoint(_ERRNO_WORDS) and not quoted:
         return frozenset(), False
     matches = _ERRNO.finditer(text.lower())
@@ -1063,8 +1137,13 @@ def errno_signals(text: str, words: Words) -> tuple[frozenset[Signal], bool]:
 
 
 def _errno_of(match: re.Match[str]) -> int:
-    python, rust, repr_, libuv = match.groups()
-    return int(python or rust or repr_) if libuv is None else abs(int(libuv))
+    python, rust, repr_, libuv, hresult, win32 = match.groups()
+    if hresult is not None:  # a Win32 code: only its network ones (WSA, WinINet) are here,
+        code = int(hresult, 16)  # the small ones mean other things than Linux's errno
+        return code if code >= 10_000 else 0
+    if libuv is not None:
+        return abs(int(libuv))
+    return int(python or rust or repr_ or win32)
 
 
 _GRPC_NAMES = "|".join(_vocab_grpc.BY_NAME)

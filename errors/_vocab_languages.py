@@ -253,4 +253,17 @@ TERMS: tuple[Term, ...] = (
     *said("cs", S.FORBIDDEN, "odepřen"),
     *said("tr", S.BAD_DATA, "boş yanıt"),
     *said("vi", S.BAD_REQUEST, "không đúng", "không hợp lệ"),
+    # Shorter cores, each meeting a family of wordings: 再试 in 稍后再试, 稍候再试, 请重新再试
+    *said("zh", S.LATER, "再试", weak=True),
+    *said("zh", S.FORBIDDEN, "权限", weak=True),  # 没有…的权限; advice, too: 有…权限
+    *said("zh", S.EXISTS, "唯一性约束"),
+    *said("zh", S.EXPIRED_TOKEN, "登录失效", "重新登录"),
+    *said("zh", S.BAD_CREDENTIALS, "签名失败"),
+    *said("zh", S.CAPACITY, "拥挤"),
+    *said("ru", S.RATE_LIMIT, "количество запросов"),
+    *said("ru", S.LATER, "позже", weak=True),
+    *said("ru", S.BAD_DATA, "пустой ответ"),
+    *said("pt", S.LATER, "tentar novamente", weak=True),
+    *said("fr", S.LATER, "ultérieurement", weak=True),  # réessayer ultérieurement: later
+    *said("it", S.BAD_REQUEST, "non corretto"),
 )

@@ -1,4 +1,4 @@
-"""Operating-system errors: errno names and numbers, strerror texts, getaddrinfo and WSA.
+"""Operating-system errors: errno names and numbers, strerror texts, getaddrinfo, WSA, WinINet.
 
 Sources of truth: the errno names of POSIX (as Python's `errno` module spells them), the
 strerror texts of glibc (Linux) and of macOS's libc where they differ, getaddrinfo's
@@ -83,6 +83,14 @@ ERRNO_NUMBERS: dict[int, str] = {
     11001: "EAI_NONAME",  # WSAHOST_NOT_FOUND
     11002: "EAI_AGAIN",  # WSATRY_AGAIN
     11004: "EAI_NODATA",  # WSANO_DATA
+    # WinINet and WinHTTP (the same numbers in both; wininet.h, winhttp.h; "WinINet Errors",
+    # learn.microsoft.com/windows/win32/wininet/wininet-errors), often as an HRESULT
+    # ("0x80072efd": 0x8007 then the Win32 code, 0x2efd = 12029)
+    12002: "ETIMEDOUT",  # ERROR_INTERNET_TIMEOUT
+    12007: "EAI_NONAME",  # ERROR_INTERNET_NAME_NOT_RESOLVED
+    12029: "ECONNREFUSED",  # ERROR_INTERNET_CANNOT_CONNECT
+    12030: "ECONNABORTED",  # ERROR_INTERNET_CONNECTION_ABORTED
+    12031: "ECONNRESET",  # ERROR_INTERNET_CONNECTION_RESET
 }
 _NET, _TIME = S.NETWORK, S.TIMEOUT
 

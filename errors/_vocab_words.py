@@ -182,6 +182,8 @@ TERMS: tuple[Term, ...] = (
     term("malformed json", S.BAD_DATA, "the common phrase"),
     term("invalid response", S.BAD_DATA, "an answer that cannot be used"),
     term("json response", S.BAD_DATA, "an answer that is not the JSON it should be"),
+    term("looking for beginning of value", S.BAD_DATA, "Go encoding/json: invalid character"),
+    term("Invalid data found when processing input", S.BAD_DATA, "FFmpeg AVERROR_INVALIDDATA"),
     term(
         "invalid_grant",
         S.EXPIRED_TOKEN,
@@ -398,6 +400,11 @@ TERMS: tuple[Term, ...] = (
     cue("capacity", S.CAPACITY),
     cue("overload", S.CAPACITY),
     cue("locked", S.CONFLICT),
+    cue("another process", S.CONFLICT, "something else holds it now: once more, later"),
+    cue("already running", S.CONFLICT, "another run holds it now"),
+    cue("in progress", S.CONFLICT, "another operation holds it now"),
+    cue("not ready", S.SERVER, "a service still starting: once more"),
+    cue("not online", S.SERVER, "a service part not serving yet: once more"),
     cue("lock", S.CONFLICT),
     cue("conflict", S.CONFLICT),
     cue("too many", S.RATE_LIMIT),
@@ -566,7 +573,7 @@ MISSING = words(
 # a size beyond what is taken, a limit reached, a frequency limited
 LARGER = words("larger bigger large big", "größer больше plus grande mayor maior", "过大 太大")
 MAXIMUM = words("maximum max limit allowed", "maximale максимальн máximo maximum", "最大 上限 限制")
-LIMIT = words("limit cap", "límite limite grenze лимит limit", "上限 限额 限制")
+LIMIT = words("limit cap usage", "límite limite grenze лимит limit", "上限 限额 限制")
 REACHED = words(
     "reached exceeded hit", "alcanzado atteint erreicht достигнут превышен aşıldı", "超过 达到"
 )
@@ -596,6 +603,7 @@ TAKEN = words(
 REQUESTS = words("requests request calls uploading uploads", "", "请求 调用 访问")
 TOO_FAST = words("fast", "", "过快 太快")
 REACH = words("reach connect contact download retrieve fetch")
+LOOKUP = words("lookup dns")
 PARSE = words("parse decode deserialize unmarshal")
 AUTHENTICATE = words("authenticate authorize", "", "认证 授权 鉴权 認証")
 # The names of an error's fields, which stand right before what they say ("msg": "sign
@@ -639,6 +647,7 @@ PAIRS: tuple[Pair, ...] = (
     Pair(ALREADY, TAKEN, S.EXISTS, "a name already used", ordered=True),
     Pair(REQUESTS, TOO_FAST, S.RATE_LIMIT, "requests coming too fast", ordered=True),
     Pair(NEGATION, REACH, S.NETWORK, "a service that could not be reached", ordered=True),
+    Pair(LOOKUP, NEGATION, S.NETWORK, "a host name that did not resolve ('host lookup failure')"),
     Pair(NEGATION, PARSE, S.BAD_DATA, "an answer that could not be read", ordered=True),
     Pair(NEGATION, AUTHENTICATE, S.BAD_CREDENTIALS, "a caller that could not be verified"),
     Pair(LARGER, MAXIMUM, S.TOO_LARGE, "larger than the most that is taken", ordered=True),

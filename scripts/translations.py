@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from errors._facts import normalise
-from errors._text import TERMS
+from errors._text import vocabulary
 from errors._vocab_http import OWN_PHRASES, SIGNAL_OF_STATUS
 
 OUT = Path(__file__).resolve().parents[1] / "errors" / "_vocab_translated.py"
@@ -93,7 +93,7 @@ def main(git_dir: str, statuses_dir: str) -> None:
     languages = sorted(
         Path(n).stem for n in names if n.endswith(".po") and Path(n).stem not in _SKIPPED
     )
-    wanted = {t.spelled.lower() for t in TERMS if not t.literal}
+    wanted = {t.spelled.lower() for t in vocabulary().terms if not t.literal}
     table: dict[str, dict[str, str]] = {}
     for language in languages:
         for english, translated in catalogue(git_dir, commit, f"{language}.po").items():

@@ -6,6 +6,7 @@ on a background thread, not before the prompt. Presence only, never timings
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 
 from agent.app import open_agent
 from agent.claude import ClaudeModel
+from agent.cli import main
 from agent.settings import Settings
 from benchmarks.harness import REPO
 from benchmarks.startup import Case, Row, Startup, print_startup, run_startup
@@ -69,6 +71,63 @@ def _roots(modules: set[str]) -> set[str]:
 def test_offline_never_imports_the_sdks_asked_for_only(argv: list[str], stdin: str) -> None:
     """No anthropic (nor its httpx2), no OpenTelemetry, no MCP SDK unless asked for."""
     assert not _roots(_modules(argv, stdin)) & ASKED_FOR_ONLY
+
+
+_PROCESS = """
+import atexit, gc, json, sys
+from errors import _text
+def report():
+    state = {"frozen": gc.get_freeze_count(), "collecting": gc.isenabled()}
+    print("STATE " + json.dumps({**state, "read": bool(_text._BUILT)}), file=sys.stderr)
+atexit.register(report)
+from agent.cli import run_process
+sys.argv = ["agent", *json.loads(sys.argv[1])]
+raise SystemExit(run_process())
+"""
+
+
+def _process_state(argv: list[str], stdin: str = "") -> dict[str, object]:
+    """`agent ARGV` as the console script runs it: at its exit, how many objects the start-up
+    froze out of the collector's way, whether the collector runs, whether the error reader's
+    vocabulary was built."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_"))}
+    done = subprocess.run(  # noqa: S603 - our own interpreter and script
+        [sys.executable, "-c", _PROCESS, json.dumps(argv)],
+        input=stdin, capture_output=True, text=True, cwd=REPO, env=clean, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    last = done.stderr.rstrip().splitlines()[-1]
+    state: dict[str, object] = json.loads(last.removeprefix("STATE "))
+    return state
+
+
+def test_the_console_script_freezes_what_start_up_loaded_and_collects_after() -> None:
+    """An offline `agent ask` run as the console script: the modules loaded are frozen out
+    of the collector's way (tens of thousands of objects), and the collector is on for the
+    work; a sum needs no error reader, so its vocabulary is never built."""
+    state = _process_state(["ask", "--offline", "What is 2+2?"])
+    assert state["collecting"] is True
+    assert isinstance(state["frozen"], int)
+    assert state["frozen"] > 20_000
+    assert state["read"] is False
+
+
+def test_the_error_reader_builds_its_vocabulary_on_the_first_text() -> None:
+    """explain-error reads a text: the vocabulary is built then, the collector on as well."""
+    line = json.dumps({"error": "Connection reset by peer", "operation": "x"}) + "\n"
+    state = _process_state(["explain-error"], line)
+    assert (state["collecting"], state["read"]) == (True, True)
+
+
+def test_main_called_in_process_leaves_the_callers_collector_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`main` from a test or a program: nothing frozen, the collector as the caller left it."""
+    frozen = gc.get_freeze_count()
+    assert main(["ask", "--offline", "What is 2+2?"], env={}) == 0
+    assert "4" in capsys.readouterr().out
+    assert (gc.get_freeze_count(), gc.isenabled()) == (frozen, True)
 
 
 async def test_with_a_key_the_models_are_stand_ins_until_the_sdk_is_loaded() -> None:

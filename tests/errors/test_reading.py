@@ -13,7 +13,7 @@ from errors import error_to_action, plainness_problems
 from errors._exceptions import facts_from
 from errors._facts import Signal, stem, word_forms
 from errors._redact import quotable
-from errors._text import TERMS, exception_line, named_value, read
+from errors._text import exception_line, named_value, read, vocabulary
 from errors._vocab_languages import TERMS as LANGUAGE_TERMS
 from errors._vocab_translated import TRANSLATIONS
 
@@ -220,6 +220,146 @@ def test_glued_words_and_more_pairs_are_read(text: str, error_type: str) -> None
     """A word glued from two of the vocabulary's words reads as both; "no … found",
     "already used" and "requests too fast" are pairs like the others."""
     assert error_to_action(text, OP).error_type == error_type
+
+
+# Texts of sets D, E and F (tests/errors/corpus/unseen_*.jsonl, each row with its source), cut
+# to the error, hosts replaced; each stands for a kind of reading added after F was measured.
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("Error: Request to API failed: HTTP status code was 429", 429),
+        ("Execution of ServiceCallout failed. Reason: ResponseCode 429 is treated as error", 429),
+        ("Le serveur distant a retourné une erreur : (503) Serveur non disponible.", 503),
+        ("error code = 500", 500),
+    ],
+)
+def test_a_status_after_linking_words_or_a_word_ending_in_code_is_one(
+    text: str, status: int
+) -> None:
+    """ "status code was 429", "ResponseCode 429", "erreur : (503)": a status, read through
+    "was"/"is"/"=", after any word ending in code or status, or "error" in other languages."""
+    assert facts_from(text).status == status
+
+
+def test_a_number_after_other_words_is_still_no_status() -> None:
+    """ "Job failed 500 times", "order 404 of 1000": numbers, not statuses."""
+    assert facts_from("Job failed 500 times in a row").status is None
+    assert facts_from("processed order 404 of 1000").status is None
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ("InternetOpenUrl() failed.\n0x80072efd : unknown error", "network"),
+        ("unknown error: WinHttpSendRequest: 12002: Das Zeitlimit wurde erreicht.", "timeout"),
+        ("WinHttpSendRequest: 12029", "network"),
+    ],
+)
+def test_a_wininet_code_or_its_hresult_is_read(text: str, error_type: str) -> None:
+    """WinINet/WinHTTP's numbers, and an HRESULT 0x8007xxxx that carries one, as errno."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+def test_a_small_win32_code_in_an_hresult_is_not_a_linux_errno() -> None:
+    """0x80070020 is Win32's sharing violation (32), not Linux's EPIPE: no network reading."""
+    assert error_to_action("Install failed with 0x80070020", OP).error_type != "network"
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type", "action"),
+    [
+        (
+            "Error: Auth error: invalid character '<' looking for beginning of value",
+            "bad_data",
+            "retry",
+        ),
+        (
+            "com.fasterxml.jackson.core.JsonParseException: Unexpected character ('<' (code 60)): "
+            "expected a valid value (number, String, array, object, 'true', 'false' or 'null')",
+            "bad_data",
+            "retry",
+        ),
+        ("input.MOV: Invalid data found when processing input", "bad_data", "retry"),
+        (
+            "400 Bad Request: invalid character '<' in the body you sent",
+            "invalid_request",
+            "fix_input",
+        ),
+    ],
+)
+def test_a_page_where_data_should_start_is_bad_data(
+    text: str, error_type: str, action: str
+) -> None:
+    """A parser that met '<' got a web page, not data: bad data, whatever "invalid" says; with a
+    4xx the request was what was refused."""
+    result = error_to_action(text, OP)
+    assert (result.error_type, result.action) == (error_type, action)
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type", "action"),
+    [
+        (
+            "HTTP request failed. Status Code: 500 (Internal Server Error) Content: "
+            '{"status":-500,"error_message":"Please try again later."}',
+            "service_unavailable",
+            "wait",
+        ),
+        (
+            "500 : Erreur côté serveur. Veuillez réessayer ultérieurement.",
+            "service_unavailable",
+            "wait",
+        ),
+        ("503 Service Temporarily Unavailable", "server_error", "retry"),
+        (
+            "Forbidden: You have exceeded your current daily download quota.  You must wait "
+            "until tomorrow to download this object.",
+            "quota_exhausted",
+            "escalate",
+        ),
+        ("403 Forbidden: please check your payment", "auth_permission_denied", "escalate"),
+    ],
+)
+def test_general_cues_refine_a_bare_failure_or_refusal(
+    text: str, error_type: str, action: str
+) -> None:
+    """A service failure that says to try later is waited for; a refusal naming a limit per
+    day is that limit; a cue without those (a reason phrase, "payment") changes nothing."""
+    result = error_to_action(text, OP)
+    assert (result.error_type, result.action) == (error_type, action)
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ('Error opening database: "Another process was faster" [8000-197]', "conflict"),
+        ("| ERROR_INSTALL_ALREADY_RUNNING | 1618 | 另一项安装正在进行。 |", "conflict"),
+        (
+            "HazelcastInstanceNotActiveException: Hazelcast instance is not ready yet!",
+            "server_error",
+        ),
+        ("NotServingRegionException: Region is not online: tcif_user", "server_error"),
+        ('cabal: openTCPConnection: host lookup failure for ""', "network"),
+        ('{"msg":"网络太拥挤，请稍候再试！","code":-460}', "overloaded"),
+        ("违反表[CONFIG_INFO]唯一性约束条件[UK_CONFIGINFO_DATAGROUPTENANT]", "already_exists"),
+        ("'message': '登录失效，请重新登录', 'retcode': -100", "auth_token_expired"),
+        ("Превышено допустимое количество запросов к хосту в единицу времени.", "rate_limit"),
+    ],
+)
+def test_more_general_cues_and_shorter_cores(text: str, error_type: str) -> None:
+    """Another process or run holding it, a service not ready, a host that did not resolve;
+    short cores of other languages' wordings (再试, 唯一性约束, 登录失效, количество запросов)."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+def test_a_permission_word_given_as_advice_does_not_outrank_the_failure() -> None:
+    """ "make sure … you have access permission. Error: timeout of 10000ms exceeded": 权限 is
+    a cue, the timeout the failure."""
+    text = (
+        "网络请求错误，请确保请求的网址正确或者有网络访问权限。"
+        "错误信息:AxiosError: timeout of 10000ms exceeded"
+    )
+    assert error_to_action(text, OP).error_type == "timeout"
 
 
 def test_only_a_long_word_of_two_known_words_is_unglued() -> None:
@@ -440,7 +580,7 @@ def test_the_collected_phrases_of_seven_languages_are_read() -> None:
 
 def test_glibc_translations_say_what_their_english_says() -> None:
     """Every translated text is of an English row, and reads with that row's signal."""
-    english = {t.spelled.lower(): t for t in TERMS if not t.literal}
+    english = {t.spelled.lower(): t for t in vocabulary().terms if not t.literal}
     for original, languages in TRANSLATIONS.items():
         assert original.lower() in english, original
         signal = english[original.lower()].signal
