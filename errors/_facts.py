@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -34,6 +35,7 @@ __all__ = [
     "stem",
     "stemmed",
     "term",
+    "unaccented",
     "word_forms",
 ]
 
@@ -208,6 +210,18 @@ SEPARATORS = str.maketrans(dict.fromkeys(_ASCII + _WIDE, " "))
 # The same table for ASCII text as bytes: `bytes.translate` is several times faster than
 # `str.translate` with a dict, and most error texts are ASCII.
 ASCII_SEPARATORS = bytes.maketrans(_ASCII.encode(), b" " * len(_ASCII))
+
+
+_LATIN_LETTERS = str.maketrans({"ı": "i", "ł": "l", "ø": "o", "đ": "d", "ß": "ss"})
+
+
+def unaccented(text: str) -> str:
+    """Latin-script `text` as typed without accents ("geçersiz" → "gecersiz", "değeri" →
+    "degeri"); text in any other script is returned as it is (its marks are letters)."""
+    if any(ord(c) >= 0x250 and c.isalpha() for c in text):
+        return text
+    decomposed = unicodedata.normalize("NFKD", text.translate(_LATIN_LETTERS))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def normalise(text: str) -> str:

@@ -118,6 +118,14 @@ _ADMIN = (
     *("sso", "saml", "administrator", "admin", "organization", "organisation", "role"),
     *("policy", "tenant"),
 )
+# A rate: "tokens per minute", "per min (TPM)", "RPM".
+_PER_PERIOD = re.compile(r"(?i)\bper[ _]?(?:second|sec|minute|min|hour|day)\b|\b[tr]p[sm]\b")
+
+
+def _no_rate(f: Facts) -> bool:
+    return _PER_PERIOD.search(f.text) is None
+
+
 _PAGE_FOR_DATA = re.compile(r"(?i)\b(?:character|token)\s*\(?\s*['\"‘]?<")
 _CLIENT_ERRORS = range(400, 500)
 _SERVER_ERRORS = range(500, 600)
@@ -159,7 +167,8 @@ RULES: tuple[Rule, ...] = (
         k.TOO_LONG,
         "too long is too long however often it is sent",
         signals=[S.TOO_LONG],
-        when=lambda f: not f.mentions("wait", "later"),
+        # a request larger than a per-minute limit never passes; many requests pass in time
+        when=lambda f: not f.mentions("wait", "later") and (f.mentions("large") or _no_rate(f)),
     ),
     row(
         k.RATE_LIMIT,

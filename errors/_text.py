@@ -62,6 +62,7 @@ from errors._facts import (
     stem,
     stemmed,
     term,
+    unaccented,
 )
 from errors._redact import quotable
 from errors._vocab_api import STATUS_OF_TYPE
@@ -128,7 +129,18 @@ def _status_phrases() -> Iterator[Term]:
 
 
 def _all_terms() -> tuple[Term, ...]:
-    return (*_ENGLISH, *_vocab_languages.TERMS, *_translated(_ENGLISH), *_status_phrases())
+    languages = (*_vocab_languages.TERMS, *_translated(_ENGLISH))
+    return (*_ENGLISH, *languages, *_unaccented(languages), *_status_phrases())
+
+
+def _unaccented(terms: Iterable[Term]) -> Iterator[Term]:
+    """The Latin-script terms as typed without accents, where that changes them and does not
+    make an English word ("inválido" is not read as "invalido", which an English text has)."""
+    english = {word for t in _ENGLISH for word in normalise(t.spelled or t.phrase).split()}
+    for found in terms:
+        plain = unaccented(found.phrase)
+        if plain != found.phrase and not any(w.startswith(plain) for w in english):
+            yield found._replace(phrase=plain, why=f"{found.why} (typed without accents)")
 
 
 # Under each anchor: the one-word terms (found as soon as the anchor is), and the longer
@@ -1101,9 +1113,12 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     if "http" in before[-3:]:  # "HTTP/1.1 503", "HTTP/2 429"
         return True
     after = padded[match.end() : match.end() + 48]
+    if after.startswith(_NAMED_AFTER):  # "too many 429 error responses", "503 errors"
+        return True
     return any(after.startswith(f" {phrase} ") for phrase in OWN_PHRASES.get(code, ()))
 
 
+_NAMED_AFTER = (" error ", " errors ", " error response", " status ", " response ")
 # The endings of a word naming a failure ("httperror", "notificationdispatchexception",
 # "apifault") or a status ("statuscode", "responsecode", "http_status"), after which a
 # number is a status. Not "failed": "Job failed 500 times" counts.

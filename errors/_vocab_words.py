@@ -21,7 +21,7 @@ import re
 from typing import NamedTuple
 
 from errors._facts import Signal as S
-from errors._facts import Term, stem, term
+from errors._facts import Term, normalise, stem, term, unaccented
 
 __all__ = [
     "ALONE",
@@ -183,6 +183,8 @@ TERMS: tuple[Term, ...] = (
     term("invalid response", S.BAD_DATA, "an answer that cannot be used"),
     term("json response", S.BAD_DATA, "an answer that is not the JSON it should be"),
     term("looking for beginning of value", S.BAD_DATA, "Go encoding/json: invalid character"),
+    term("Deadline expired before operation could complete", S.TIMEOUT, "gRPC DEADLINE_EXCEEDED"),
+    term("signature verification failed", S.BAD_CREDENTIALS, "webhooks, JWT, payment APIs"),
     term("Invalid data found when processing input", S.BAD_DATA, "FFmpeg AVERROR_INVALIDDATA"),
     term(
         "invalid_grant",
@@ -356,6 +358,11 @@ TERMS: tuple[Term, ...] = (
     cause("division by zero", "a division by zero", "the common phrase"),
     cause("disk I/O error", "a disk read or write error", "SQLite SQLITE_IOERR"),
     cause("database disk image is malformed", "a damaged database", "SQLite SQLITE_CORRUPT"),
+    cause("is not defined", "an undefined name", "Python NameError, JavaScript ReferenceError"),
+    cause("UndefVarError", "an undefined name", "Julia: a name not defined"),
+    cause("cannot open shared object file", "a missing library", "the Linux loader (dlopen)"),
+    cue("file a bug", S.INTERNAL, "the software itself says it is its bug"),
+    cue("please report this", S.INTERNAL, "the software itself says it is its bug"),
     term("panicked at", S.INTERNAL, "Rust: a thread panicked (its cause, if named, decides)"),
     term("goroutine", S.INTERNAL, "Go: a panic's goroutine dump (its cause, if named, decides)"),
     # general cues: they decide only when nothing more specific was found
@@ -513,8 +520,9 @@ class WordClass(NamedTuple):
 def words(english: str, other: str = "", unspaced: str = "") -> WordClass:
     """A kind of word from space-separated lists (English words are stemmed here). Other
     languages' words of four letters or more, and Korean words (written with spaces, a
-    particle at their end: 토큰이), are the starts of words; shorter ones whole words."""
-    others = other.split()
+    particle at their end: 토큰이), are the starts of words; shorter ones whole words; each
+    also as typed without accents ("geçersiz", "gecersiz")."""
+    others = list(dict.fromkeys(form for w in other.split() for form in _forms(w)))
     starts = [w for w in others if len(w) >= 4 or _HANGUL.search(w)]
     return WordClass(
         frozenset(map(stem, english.split())),
@@ -522,6 +530,18 @@ def words(english: str, other: str = "", unspaced: str = "") -> WordClass:
         tuple(starts),
         tuple(unspaced.split()),
     )
+
+
+_ENGLISH_WORDS = frozenset(w for t in TERMS for w in normalise(t.spelled or t.phrase).split())
+
+
+def _forms(word: str) -> tuple[str, ...]:
+    """A word as written, and as typed without accents unless that starts an English word of
+    the vocabulary ("inválid" → "invalid" would be read in English texts)."""
+    plain = unaccented(word)
+    if plain == word or any(english.startswith(plain) for english in _ENGLISH_WORDS):
+        return (word,)
+    return (word, plain)
 
 
 _HANGUL = re.compile("[\uac00-\ud7a3]")
@@ -544,7 +564,7 @@ QUALIFIER = words(
     " developer master signing encryption service"
 )
 SESSION = words(
-    "session", "sesión sessão sessione сесси сеанс oturum sitzung 세션", "会话 セッション"
+    "session", "sesión sessão sessione сесси сеанс oturum sitzung 세션", "会话 セッション 登录 登陆"
 )
 # What is wrong with a thing. `INCORRECT` may say it alone (the last cue, `ALONE`); the rest
 # only of a thing beside them: "wrong", "bad" and 错误 ("error") also say "something went
@@ -552,7 +572,8 @@ SESSION = words(
 _INCORRECT = (
     "incorrect malformed",
     "inválid incorrect errón erróne invalide incorrecte erroné ungültig fehlerhaft неверн"
-    " некорректн недействительн неправильн geçersiz hatalı nieprawidłow błędn 올바르지 유효하지",
+    " некорректн недействительн неправильн geçersiz hatalı nieprawidłow błędn 올바르지 유효하지"
+    " incorret",
     "无效 不正确 非法 校验失败 验证失败 無効 不正 正しくありません",
 )
 INCORRECT = words(*_INCORRECT)
@@ -567,7 +588,7 @@ GOOD = words(
 )
 MISSING = words(
     "missing absent without",
-    "falta ausente manquant fehlt отсутств eksik yok brak 누락",
+    "falta ausente manquant fehlt отсутств eksik yok brak 누락 gönderilmedi",
     "缺少 未提供 缺失",
 )
 # a size beyond what is taken, a limit reached, a frequency limited
@@ -586,7 +607,7 @@ LIMITED = words(
 EXPIRED = words(
     "expired expiry",
     "expirad caducad vencid expiré abgelaufen истек просрочен scadut wygas zamanaşım 만료",
-    "过期 期限切れ süresi",
+    "过期 失效 期限切れ süresi",
 )
 NEGATION = words(
     "not cannot unable fail failure t",
@@ -602,7 +623,7 @@ TAKEN = words(
 )
 REQUESTS = words("requests request calls uploading uploads", "", "请求 调用 访问")
 TOO_FAST = words("fast", "", "过快 太快")
-REACH = words("reach connect contact download retrieve fetch")
+REACH = words("reach connect contact communicate download retrieve fetch")
 LOOKUP = words("lookup dns")
 PARSE = words("parse decode deserialize unmarshal")
 AUTHENTICATE = words("authenticate authorize", "", "认证 授权 鉴权 認証")
@@ -643,7 +664,7 @@ PAIRS: tuple[Pair, ...] = (
     Pair(SESSION, EXPIRED, S.EXPIRED_TOKEN, "a session said to have expired"),
     Pair(SESSION, BAD, S.EXPIRED_TOKEN, "a session no longer valid: sign in again"),
     Pair(NEGATION, FIND, S.NOT_FOUND, "something that could not be found", ordered=True),
-    Pair(NO, FOUND, S.NOT_FOUND, "no such thing found", ordered=True, any_between=True),
+    Pair(NO, FOUND, S.NOT_FOUND, "no such thing found", ordered=True, reach=6, any_between=True),
     Pair(ALREADY, TAKEN, S.EXISTS, "a name already used", ordered=True),
     Pair(REQUESTS, TOO_FAST, S.RATE_LIMIT, "requests coming too fast", ordered=True),
     Pair(NEGATION, REACH, S.NETWORK, "a service that could not be reached", ordered=True),

@@ -362,6 +362,103 @@ def test_a_permission_word_given_as_advice_does_not_outrank_the_failure() -> Non
     assert error_to_action(text, OP).error_type == "timeout"
 
 
+# Texts of set G (tests/errors/corpus/unseen_g.jsonl, each row with its source), cut to the
+# error, hosts replaced; each stands for a kind of reading added after G was measured.
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        (
+            '{"status":"failed","reason":"paytr_token gonderilmedi veya gecersiz"}',
+            "invalid_request",
+        ),
+        ("Reason: Zorunlu alan degeri gecersiz veya gönderilmedi.", "invalid_request"),
+        ("'mensaje': 'No se encontro la informacion'", "not_found"),
+    ],
+)
+def test_words_typed_without_accents_are_read(text: str, error_type: str) -> None:
+    """ "gecersiz" for geçersiz, "encontro" for encontró: a keyboard without accents."""
+    assert error_to_action(text, OP).error_type == error_type
+
+
+def test_an_accentless_form_that_is_an_english_word_is_not_added() -> None:
+    """Spanish "inválid" typed without its accent is "invalid": English, read as English; an
+    English text with it is not read as another language's."""
+    plain = {t.phrase for t in vocabulary().terms if "without accents" in t.why}
+    assert "gecersiz" in plain
+    assert not any(p.startswith("invalid") for p in plain)
+
+
+@pytest.mark.parametrize(
+    ("text", "error_type", "action"),
+    [
+        ("[ERROR] No package named cwe_checker found.", "not_found", "fix_input"),
+        ("Tokens per minute limit exceeded - too many tokens processed.", "rate_limit", "wait"),
+        (
+            "Max retries exceeded with url: /v2/aggs (Caused by ResponseError('too many 429 "
+            "error responses'))",
+            "rate_limit",
+            "wait",
+        ),
+        ("Deadline expired before operation could complete.", "timeout", "retry"),
+        (
+            "交易失败 11[9100004]Signature verification failed",
+            "auth_invalid_credentials",
+            "fix_input",
+        ),
+        ('{"code":401,"msg":"登陆失效或身份过期!"}', "auth_token_expired", "fix_input"),
+        ("本资源已被删除", "not_found", "skip"),
+        ("Notre serveur semble indisponible", "service_unavailable", "wait"),
+        ("Cannot communicate with the broker[CAS INFO-localhost:13091,1,2]", "network", "retry"),
+    ],
+)
+def test_round_two_readings(text: str, error_type: str, action: str) -> None:
+    """ "No X named Y found" over a longer name; a token rate per minute is a rate, not a long
+    prompt; an inner status quoted as "429 error responses"; gRPC's deadline message; a
+    signature that failed its check; an expired login (登陆失效); 已被删除 (deleted);
+    "indisponible"; a service that could not be communicated with."""
+    result = error_to_action(text, OP)
+    assert (result.error_type, result.action) == (error_type, action)
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ("ERROR: UndefVarError: wait_connected not defined", "an undefined name"),
+        ("ReferenceError: fetchData is not defined", "an undefined name"),
+        (
+            'could not load library "dblink.so": libltdl.so.7: cannot open shared object file: '
+            "No such file or directory",
+            "a missing library",
+        ),
+    ],
+)
+def test_more_named_causes_of_a_bug(text: str, cause: str) -> None:
+    """An undefined name and a missing shared library are bugs the sentence names."""
+    result = error_to_action(text, OP)
+    assert result.error_type == "internal_error"
+    assert cause in result.user_message
+
+
+def test_software_that_says_it_is_its_own_bug_is_escalated() -> None:
+    """ "Please file a bug.": an internal error, for developers."""
+    text = (
+        "GaussDBException: Received backend message AuthenticationRequest while expecting "
+        "AuthenticationRequestMessage. Please file a bug."
+    )
+    result = error_to_action(text, OP)
+    assert (result.error_type, result.action) == ("internal_error", "escalate")
+
+
+def test_a_request_larger_than_a_rate_is_still_too_long() -> None:
+    """ "Request too large … on tokens per min": the request alone is over the limit, so
+    waiting never lets it through (the corpus labels it so)."""
+    text = (
+        "Error code: 429 - {'error': {'message': 'Request too large for gpt-4o in organization "
+        "org-x on tokens per min (TPM): Limit 30000, Requested 51000."
+    )
+    assert error_to_action(text, OP).action == "fix_input"
+
+
 def test_only_a_long_word_of_two_known_words_is_unglued() -> None:
     """ "download" and "timestamp" stay whole, and so does a word the vocabularies use whole
     (Redis's MASTERDOWN, though "master" and "down" are words of theirs); "connectionreset"
