@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from bisect import bisect_left
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -32,6 +34,7 @@ __all__ = [
     "cut",
     "normalise",
     "read_token",
+    "starts_a_word",
     "stem",
     "stemmed",
     "term",
@@ -218,10 +221,16 @@ _LATIN_LETTERS = str.maketrans({"ı": "i", "ł": "l", "ø": "o", "đ": "d", "ß"
 def unaccented(text: str) -> str:
     """Latin-script `text` as typed without accents ("geçersiz" → "gecersiz", "değeri" →
     "degeri"); text in any other script is returned as it is (its marks are letters)."""
-    if any(ord(c) >= 0x250 and c.isalpha() for c in text):
+    if text.isascii() or any(ord(c) >= 0x250 and c.isalpha() for c in text):
         return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_LATIN_LETTERS))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def starts_a_word(prefix: str, sorted_words: Sequence[str]) -> bool:
+    """Whether any of `sorted_words` (sorted) starts with `prefix`."""
+    at = bisect_left(sorted_words, prefix)
+    return at < len(sorted_words) and sorted_words[at].startswith(prefix)
 
 
 def normalise(text: str) -> str:

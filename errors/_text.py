@@ -59,6 +59,7 @@ from errors._facts import (
     Term,
     normalise,
     read_token,
+    starts_a_word,
     stem,
     stemmed,
     term,
@@ -136,10 +137,10 @@ def _all_terms() -> tuple[Term, ...]:
 def _unaccented(terms: Iterable[Term]) -> Iterator[Term]:
     """The Latin-script terms as typed without accents, where that changes them and does not
     make an English word ("inválido" is not read as "invalido", which an English text has)."""
-    english = {word for t in _ENGLISH for word in normalise(t.spelled or t.phrase).split()}
+    english = sorted({word for t in _ENGLISH for word in normalise(t.spelled or t.phrase).split()})
     for found in terms:
         plain = unaccented(found.phrase)
-        if plain != found.phrase and not any(w.startswith(plain) for w in english):
+        if plain != found.phrase and not starts_a_word(plain, english):
             yield found._replace(phrase=plain, why=f"{found.why} (typed without accents)")
 
 
@@ -301,9 +302,8 @@ def _unglued(form: str) -> str:
     done = _UNGLUED.get(form)
     if done is None:
         done = form
-        known = vocabulary()
-        glue = known.glue
-        if form.isascii() and form.isalpha() and form not in known.whole:
+        glue, whole = vocabulary().glue, vocabulary().whole
+        if form.isascii() and form.isalpha() and form not in whole:
             for cut in range(4, len(form) - 3):
                 if form[:cut] in glue and form[cut:] in glue:
                     done = f"{stem(form[:cut])} {stem(form[cut:])}"
@@ -350,10 +350,10 @@ def find(words: Words) -> list[Term]:
     English terms are looked for in the text's stems, other languages' in its words as
     written; phrases in other scripts anywhere inside it (placed after the rest)."""
     known = vocabulary()
-    hits = _hits(known, known.index, words.stemmed & known.anchors, words.stems, 0)
+    hits = _hits(known.index, known.rank, words.stemmed & known.anchors, words.stems, 0)
     if not words.words.isdisjoint(known.literal_anchors):
         anchors, offset = words.words & known.literal_anchors, len(words.stems)
-        hits += _hits(known, known.literal, anchors, words.padded, offset)
+        hits += _hits(known.literal, known.rank, anchors, words.padded, offset)
     if not words.lowered.isascii():  # placed after the words, in the order the text has them
         hits += _other_scripts(known, words.padded, len(words.stems) + len(words.padded))
     if len(hits) > 1:
@@ -363,11 +363,14 @@ def find(words: Words) -> list[Term]:
 
 
 def _hits(
-    known: Vocabulary, index: dict[str, _Entry], anchors: frozenset[str], padded: str, offset: int
+    index: dict[str, _Entry],
+    rank: dict[int, int],
+    anchors: frozenset[str],
+    padded: str,
+    offset: int,
 ) -> list[tuple[int, int, Term]]:
     """(position, rank, term) of the terms under `anchors` that occur in `padded`."""
     hits: list[tuple[int, int, Term]] = []
-    rank = known.rank
     for anchor in anchors:
         single, phrases = index[anchor]
         if single:
@@ -1062,8 +1065,8 @@ _STATUS_ANCHORS = frozenset(
     | {"response", "error", "erreur", "fehler", "erro", "errore", "ошибка", "ошибки", "hata"}
 )
 # Words that may stand between the anchor and the number: "status code was 429", "HTTP
-# status of 503", "error code = 500".
-_LINKING = frozenset({"was", "is", "of", "with", "="})
+# status of 503".
+_LINKING = frozenset({"was", "is", "of", "with"})
 
 
 def status_in(text: str, words: Words) -> int | None:

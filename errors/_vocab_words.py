@@ -21,7 +21,7 @@ import re
 from typing import NamedTuple
 
 from errors._facts import Signal as S
-from errors._facts import Term, normalise, stem, term, unaccented
+from errors._facts import Term, normalise, starts_a_word, stem, term, unaccented
 
 __all__ = [
     "ALONE",
@@ -532,14 +532,14 @@ def words(english: str, other: str = "", unspaced: str = "") -> WordClass:
     )
 
 
-_ENGLISH_WORDS = frozenset(w for t in TERMS for w in normalise(t.spelled or t.phrase).split())
+_ENGLISH_WORDS = sorted({w for t in TERMS for w in normalise(t.spelled or t.phrase).split()})
 
 
 def _forms(word: str) -> tuple[str, ...]:
     """A word as written, and as typed without accents unless that starts an English word of
     the vocabulary ("inválid" → "invalid" would be read in English texts)."""
     plain = unaccented(word)
-    if plain == word or any(english.startswith(plain) for english in _ENGLISH_WORDS):
+    if plain == word or starts_a_word(plain, _ENGLISH_WORDS):
         return (word,)
     return (word, plain)
 
