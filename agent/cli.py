@@ -312,21 +312,34 @@ def run_process() -> int:
     """The `agent` console script and `python -m agent`: `main`, in a process of its own.
 
     A command loads some 90,000 objects that live as long as the process (modules, classes,
-    the error reader's tables). The cyclic collector would walk them again and again while they
+    their tables). The cyclic collector would walk them again and again while they
     load and once more at exit, about a fifth of an offline `agent ask`; so it is off while a
     command starts, and what has loaded is frozen out of its way (`gc.freeze`) before the work
     begins (`_loaded`). Only here: `main` called in-process leaves the caller's collector alone.
     """
+    _collector.held = True
     gc.disable()
     try:
         return main()
     finally:
-        gc.enable()
+        if _collector.held:  # a command that ended before its work began
+            _collector.held = False
+            gc.enable()
+
+
+class _Collector:
+    """Whether `run_process` holds the collector off (a caller's own `gc.disable()` is not)."""
+
+    held = False
+
+
+_collector = _Collector()
 
 
 def _loaded() -> None:
     """The command's modules are in: from here the collector runs, on what the work makes."""
-    if not gc.isenabled():  # disabled by `run_process`, never by a caller of `main`
+    if _collector.held:
+        _collector.held = False
         gc.freeze()
         gc.enable()
 

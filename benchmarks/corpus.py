@@ -98,8 +98,9 @@ UNSEEN = {
     # Set G (issue 18): 132 texts, 92 systems, 11 languages, collected while D, E and F were
     # worked on, sealed until then; measured once with each version: at the session's start
     # 53.0 % full pass, 23.5 % unknown; after that round 54.5 %, 22.7 %. Then worked on
-    # (words typed without accents, "No X named Y found", a rate of tokens, more causes).
-    "unseen_g": Unseen(CORPUS_DIR / "unseen_g.jsonl", full_pass=0.67, unknown=0.16),
+    # (words typed without accents, "No X named Y found", a rate of tokens, more causes):
+    # 67.4 %, 15.2 %; 66.7 %, 15.9 % after a review took out readings that misfired.
+    "unseen_g": Unseen(CORPUS_DIR / "unseen_g.jsonl", full_pass=0.66, unknown=0.16),
     # Set H (issue 18): 137 texts, 100 systems, 9 languages, collected while G was worked on,
     # sealed until then; measured once with each version at the same time: at the session's
     # start 71.5 % full pass, 12.4 % unknown; after the round on D, E and F 73.0 %, 11.7 %;

@@ -118,8 +118,8 @@ _ADMIN = (
     *("sso", "saml", "administrator", "admin", "organization", "organisation", "role"),
     *("policy", "tenant"),
 )
-# A rate: "tokens per minute", "per min (TPM)", "RPM".
-_PER_PERIOD = re.compile(r"(?i)\bper[ _]?(?:second|sec|minute|min|hour|day)\b|\b[tr]p[sm]\b")
+# A rate of tokens: "tokens per minute", "(TPM)".
+_PER_PERIOD = re.compile(r"(?i)\btokens?\s+per\s+(?:second|sec|minute|min|hour|day)\b|\btpm\b")
 
 
 def _no_rate(f: Facts) -> bool:

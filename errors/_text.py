@@ -140,7 +140,7 @@ def _unaccented(terms: Iterable[Term]) -> Iterator[Term]:
     english = sorted({word for t in _ENGLISH for word in normalise(t.spelled or t.phrase).split()})
     for found in terms:
         plain = unaccented(found.phrase)
-        if plain != found.phrase and not starts_a_word(plain, english):
+        if plain != found.phrase and len(plain) >= 5 and not starts_a_word(plain, english):
             yield found._replace(phrase=plain, why=f"{found.why} (typed without accents)")
 
 
@@ -191,7 +191,7 @@ def _by_pair(terms: Iterable[Term]) -> dict[str, tuple[tuple[str, Term], ...]]:
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
     """Every term, and the tables the reader looks them up in. Built on the first text read
-    (`vocabulary()`, some 25 ms), not on import: a command that meets no failure never pays."""
+    (`vocabulary()`, some 35 ms), not on import: a command that meets no failure never pays."""
 
     terms: tuple[Term, ...]
     index: dict[str, _Entry]  # English terms, looked up in the text's stems
@@ -722,6 +722,7 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
         signals = mail.signals  # an enhanced code that says which problem, before the cues
     if signals and not mail:
         signals |= _refined(signals, status, found, words)
+    cued = not signals
     if not signals:  # the general cues, within what a mail server's reply class allows
         cues = (signals_of(filter(_WEAK, found)) - _NOT_A_SIGNAL) | pairs
         if mail:  # a transient reply is no refusal; a permanent one no "try later"
@@ -732,8 +733,8 @@ def facts_from_text(text: str, now: datetime | None = None, context: str = "") -
     period = None if signals.isdisjoint(_COUNTED) else period_in(words)
     field = field_in(text) if Signal.INVALID_INPUT in signals else None
     hint = _hint(text, words, period, now)
-    if not signals and hint is not None:  # a wait asked for, and no more: a service to wait for
-        signals = frozenset({Signal.LATER})
+    if cued and hint is not None:  # a wait asked for, and only cues: a service to wait for
+        signals |= {Signal.LATER}
     return Facts(
         primary(signals, status),
         text,
@@ -922,14 +923,15 @@ def _refined(
     signals: frozenset[Signal], status: int | None, found: list[Term], words: Words
 ) -> frozenset[Signal]:
     """What the general cues add to a bare failure or refusal: a service failure that says it
-    is for a while ("500 … try again later") is a service to wait for; a refusal that names a
-    limit counted over a period ("403 Forbidden: … your daily download quota") is that limit."""
+    is for a while ("500 … try again later") is a service to wait for; a 403 that names a
+    quota counted over a period ("Forbidden: … your daily download quota") is that quota."""
     cues = frozenset(t.signal for t in found if t.weak)
     server = Signal.SERVER in signals or (status or 0) >= 500
     if server and signals <= _SERVER_ONLY and Signal.LATER in cues:
         return frozenset({Signal.LATER})
-    if signals <= _REFUSALS and cues & _COUNTED and period_in(words) is not None:
-        return cues & _COUNTED
+    forbidden = Signal.FORBIDDEN in signals or status == 403
+    if forbidden and signals <= _REFUSALS and Signal.QUOTA in cues and period_in(words):
+        return frozenset({Signal.QUOTA})
     return frozenset()
 
 
@@ -1106,26 +1108,41 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     """Whether the words around the number say it is a status."""
     start = match.start(1)
     before = padded[max(0, start - 48) : start].split()
+    after = padded[match.end() : match.end() + 48]
+    counted = after.split()[:1] in ([unit] for unit in _UNITS)  # "500 ms", "404 bytes"
     if not before:
-        return True
+        return not counted
+    linked = False  # "status code was 429": only a status's own word links over "was"
     for word in reversed(before[-3:]):
         if word in _STATUS_ANCHORS or word.endswith(_ANCHOR_ENDINGS):
-            return True
+            if not linked:  # right before the number: "Code: 503. Errors: …"
+                return True
+            status_word = word in _LINKED_ANCHORS or word.endswith(_STATUS_ENDINGS)
+            return status_word and not counted
         if word not in _LINKING:
             break
+        linked = True
     if "http" in before[-3:]:  # "HTTP/1.1 503", "HTTP/2 429"
-        return True
-    after = padded[match.end() : match.end() + 48]
-    if after.startswith(_NAMED_AFTER):  # "too many 429 error responses", "503 errors"
+        return not counted
+    if after.startswith(_NAMED_AFTER):  # "too many 429 error responses"
         return True
     return any(after.startswith(f" {phrase} ") for phrase in OWN_PHRASES.get(code, ()))
 
 
-_NAMED_AFTER = (" error ", " errors ", " error response", " status ", " response ")
+_NAMED_AFTER = (" error ", " error response", " status ", " response ")
+_UNITS = frozenset(
+    {"ms", "s", "sec", "seconds", "bytes", "kb", "mb", "rows", "items", "entries", "records"}
+    | {"characters", "chars", "times", "files", "lines", "frames", "errors", "tokens"}
+)
 # The endings of a word naming a failure ("httperror", "notificationdispatchexception",
 # "apifault") or a status ("statuscode", "responsecode", "http_status"), after which a
-# number is a status. Not "failed": "Job failed 500 times" counts.
-_ANCHOR_ENDINGS = ("error", "exception", "fault", "failure", "code", "status")
+# number is a status. Not "failed": "Job failed 500 times" counts; not "decode" or "opcode".
+_STATUS_ENDINGS = (
+    *("statuscode", "responsecode", "errorcode", "resultcode", "httpcode", "returncode"),
+    *("_code", "status"),
+)
+_ANCHOR_ENDINGS = ("error", "exception", "fault", "failure", *_STATUS_ENDINGS)
+_LINKED_ANCHORS = frozenset({"status", "code", "cod", "http", "https"})
 
 
 # Python's "[Errno N]" (negative: getaddrinfo), Windows' "[WinError N]", Rust's "(os error

@@ -267,6 +267,5 @@ TERMS: tuple[Term, ...] = (
     *said("fr", S.LATER, "ultérieurement", weak=True),  # réessayer ultérieurement: later
     *said("fr", S.LATER, "indisponible", weak=True),
     *said("zh", S.GONE, "已被删除"),
-    *said("ru", S.INTERNAL, "не определен"),  # Переменная не определена: a name not defined
     *said("it", S.BAD_REQUEST, "non corretto"),
 )

@@ -358,7 +358,8 @@ TERMS: tuple[Term, ...] = (
     cause("division by zero", "a division by zero", "the common phrase"),
     cause("disk I/O error", "a disk read or write error", "SQLite SQLITE_IOERR"),
     cause("database disk image is malformed", "a damaged database", "SQLite SQLITE_CORRUPT"),
-    cause("is not defined", "an undefined name", "Python NameError, JavaScript ReferenceError"),
+    cause("NameError: name", "an undefined name", "Python: name 'x' is not defined"),
+    cause("ReferenceError", "an undefined name", "JavaScript: a name not defined"),
     cause("UndefVarError", "an undefined name", "Julia: a name not defined"),
     cause("cannot open shared object file", "a missing library", "the Linux loader (dlopen)"),
     cue("file a bug", S.INTERNAL, "the software itself says it is its bug"),
@@ -409,9 +410,8 @@ TERMS: tuple[Term, ...] = (
     cue("locked", S.CONFLICT),
     cue("another process", S.CONFLICT, "something else holds it now: once more, later"),
     cue("already running", S.CONFLICT, "another run holds it now"),
-    cue("in progress", S.CONFLICT, "another operation holds it now"),
-    cue("not ready", S.SERVER, "a service still starting: once more"),
-    cue("not online", S.SERVER, "a service part not serving yet: once more"),
+    cue("not ready", S.SERVER, "a service still starting: once more (or the wait it asks for)"),
+    cue("not online", S.SERVER, "a part not serving yet: once more (or the wait it asks for)"),
     cue("lock", S.CONFLICT),
     cue("conflict", S.CONFLICT),
     cue("too many", S.RATE_LIMIT),
@@ -537,9 +537,10 @@ _ENGLISH_WORDS = sorted({w for t in TERMS for w in normalise(t.spelled or t.phra
 
 def _forms(word: str) -> tuple[str, ...]:
     """A word as written, and as typed without accents unless that starts an English word of
-    the vocabulary ("inválid" → "invalid" would be read in English texts)."""
+    the vocabulary ("inválid" → "invalid" would be read in English texts) or is shorter than
+    five letters ("già" → "gia", a name as often as a word)."""
     plain = unaccented(word)
-    if plain == word or starts_a_word(plain, _ENGLISH_WORDS):
+    if plain == word or len(plain) < 5 or starts_a_word(plain, _ENGLISH_WORDS):
         return (word,)
     return (word, plain)
 

@@ -459,6 +459,43 @@ def test_a_request_larger_than_a_rate_is_still_too_long() -> None:
     assert error_to_action(text, OP).action == "fix_input"
 
 
+# Texts a review of the two rounds wrote to break them (invented, each for one rule): counts,
+# units and names that the new readings must leave alone.
+@pytest.mark.parametrize(
+    ("text", "error_type", "action"),
+    [
+        ("mypy: Found 404 errors in 37 files", "unknown", "escalate"),
+        ("Processed 1000 records with 403 errors", "unknown", "escalate"),
+        ("Failed to decode 500 bytes of input", "bad_data", "retry"),
+        ("Opcode 404 not recognised", "unknown", "escalate"),
+        ("Error with 500 rows", "unknown", "escalate"),
+        ("Timeout error of 500 ms exceeded", "timeout", "retry"),
+        ("Geocoding failed for Gia Lai", "unknown", "escalate"),
+        ("rpm -qa failed: prompt is too long", "context_too_long", "fix_input"),
+        (
+            "Invalid request: too many attachments in the daily digest",
+            "invalid_request",
+            "fix_input",
+        ),
+        ("Model not ready: still loading weights, retry in 30s", "service_unavailable", "wait"),
+    ],
+)
+def test_counts_units_and_names_are_not_read_as_more(
+    text: str, error_type: str, action: str
+) -> None:
+    """ "404 errors" and "403 errors" are counts, "decode"/"opcode" no status words, "500 rows"
+    and "500 ms" amounts, "Gia" (già without its accent) a name, "rpm" no token rate, a daily
+    digest no quota, a service not ready yet with a wait is waited for."""
+    result = error_to_action(text, OP)
+    assert (result.error_type, result.action) == (error_type, action)
+
+
+def test_a_name_not_defined_in_the_environment_is_no_bug_in_the_code() -> None:
+    """ "Environment variable X is not defined" is not a NameError: no internal error."""
+    text = "Environment variable OPENWEATHER_API_KEY is not defined"
+    assert error_to_action(text, OP).error_type != "internal_error"
+
+
 def test_only_a_long_word_of_two_known_words_is_unglued() -> None:
     """ "download" and "timestamp" stay whole, and so does a word the vocabularies use whole
     (Redis's MASTERDOWN, though "master" and "down" are words of theirs); "connectionreset"

@@ -53,3 +53,46 @@ def test_an_unwritable_cache_falls_back_to_memory(tmp_path: Path) -> None:
     assert printed.strip().splitlines()[-1] == "PE Rome"
     assert printed.count("gazetteer.in_memory") == 1  # one line says so
     assert blocker.read_text() == "not a folder"
+
+
+def _script(cache: Path, code: str) -> str:
+    env = {**os.environ, "AGENT_CACHE_DIR": str(cache)}
+    done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_whole_index_is_checked_once_when_a_lookup_first_finds_nothing(tmp_path: Path) -> None:
+    """Opening reads no page to check it; the first lookup that finds nothing runs SQLite's
+    quick_check, once per process, however many lookups find nothing after it."""
+    code = (
+        "from tools.weather import places as g\n"
+        "g.cities_named('Lima')\n"
+        "seen = []\n"
+        "g._current.index.db.set_trace_callback(seen.append)\n"
+        "print(len(g.cities_named('Xyzzy Nowhere')), len(g.cities_named('Qwerty Nowhere')))\n"
+        "print(sum('quick_check' in statement for statement in seen))\n"
+    )
+    assert _script(tmp_path, code).strip().splitlines()[-2:] == ["0 0", "1"]
+
+
+def test_an_index_that_fails_the_whole_check_is_rebuilt(tmp_path: Path) -> None:
+    """A lookup finding nothing in an index that fails the whole check: rebuilt (said once in
+    the log), then looked up again."""
+    code = (
+        "from tools.weather import places as g\n"
+        "g.cities_named('Lima')\n"
+        "real, calls = g._Index.check_whole, []\n"
+        "def once(index):\n"
+        "    calls.append(index)\n"
+        "    if len(calls) == 1:\n"
+        "        raise g._Damaged('a page that hid rows')\n"
+        "    real(index)\n"
+        "g._Index.check_whole = once\n"
+        "print(len(g.cities_named('Xyzzy Nowhere')), calls[0] is not calls[-1])\n"
+    )
+    printed = _script(tmp_path, code)
+    assert printed.count("gazetteer.rebuilt") == 1
+    assert printed.strip().splitlines()[-1] == "0 True"  # nothing found, in a new index

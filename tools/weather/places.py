@@ -435,8 +435,9 @@ class _Damaged(Exception):
 def _check(db: sqlite3.Connection, source_bytes: int) -> None:
     """`_Damaged` unless `db` is this version's index, of this source. Not SQLite's
     `quick_check` as well: it reads all 20 MB, about 55 ms of every weather question's start,
-    while a damaged page is found when it is read (SQLite's own complaint) and every row is
-    checked against the source then (`_Index.cities`), and the index rebuilt (`_lookup`)."""
+    while a damaged page is found when it is read (SQLite's own complaint), every row found is
+    checked against the source (`_Index.cities`), the first lookup that finds nothing runs
+    the whole check (`_Index.check_whole`), and a damaged index is rebuilt (`_lookup`)."""
     header = (
         db.execute("PRAGMA application_id").fetchone()
         + db.execute("PRAGMA user_version").fetchone()
@@ -458,6 +459,15 @@ class _Index:
     def __init__(self, db: sqlite3.Connection, source: Path) -> None:
         self.db = db
         self.source = source
+        self.checked_whole = False
+
+    def check_whole(self) -> None:
+        """`_Damaged` unless SQLite's `quick_check` passes: run once per process, the first
+        time a lookup finds nothing (a damaged page that still reads can hide rows)."""
+        if not self.checked_whole:
+            if self.db.execute("PRAGMA quick_check").fetchall() != [("ok",)]:
+                raise _Damaged("it fails SQLite's quick_check")
+            self.checked_whole = True
 
     def cities(self, sql: str, args: tuple[object, ...], fits: Fits) -> list[City]:
         """The cities of the rows `sql` selects (id, at, size), each read from the source;
@@ -683,6 +693,8 @@ def _lookup(sql: str, args: tuple[object, ...], fits: Fits = lambda _record: Tru
                 _current.index = _open(damage)
             try:
                 found = _current.index.cities(sql, args, fits)
+                if not found:
+                    _current.index.check_whole()
             except (_Damaged, sqlite3.DatabaseError) as error:
                 damage = _why(error)
                 _current.index.close()
