@@ -100,12 +100,14 @@ UNSEEN = {
     # 53.0 % full pass, 23.5 % unknown; after that round 54.5 %, 22.7 %. Then worked on
     # (words typed without accents, "No X named Y found", a rate of tokens, more causes):
     # 67.4 %, 15.2 %; 66.7 %, 15.9 % after a review took out readings that misfired.
-    "unseen_g": Unseen(CORPUS_DIR / "unseen_g.jsonl", full_pass=0.66, unknown=0.16),
+    # (67.4 %, 15.2 % again after H's round: a card declined, "La tarjeta fue rechazada".)
+    "unseen_g": Unseen(CORPUS_DIR / "unseen_g.jsonl", full_pass=0.67, unknown=0.16),
     # Set H (issue 18): 137 texts, 100 systems, 9 languages, collected while G was worked on,
     # sealed until then; measured once with each version at the same time: at the session's
     # start 71.5 % full pass, 12.4 % unknown; after the round on D, E and F 73.0 %, 11.7 %;
-    # after G's round 73.0 %, 11.7 %. Not worked on.
-    "unseen_h": Unseen(CORPUS_DIR / "unseen_h.jsonl", full_pass=0.72, unknown=0.12),
+    # after G's round 73.0 %, 11.7 %. Then worked on (a transaction aborted, a payment its
+    # bank declined, not enough room, a value that must be unique, nginx's 499): 78.8 %, 7.3 %.
+    "unseen_h": Unseen(CORPUS_DIR / "unseen_h.jsonl", full_pass=0.78, unknown=0.08),
 }
 
 

@@ -235,6 +235,14 @@ RULES: tuple[Rule, ...] = (
         "the recipient's choice: no retry, fix or administrator changes it",
         signals=[S.RECIPIENT_GONE],
     ),
+    row(
+        k.BAD_DATA,
+        "a parser that met '<' where data should start: a web page came back, not the data "
+        "(\"Unexpected character ('<'\", \"Unrecognized token '<'\"), whatever 'invalid' or "
+        "'token' says",
+        signals=[S.BAD_DATA, S.BAD_REQUEST, S.BAD_CREDENTIALS],
+        when=lambda f: f.status is None and _PAGE_FOR_DATA.search(f.text) is not None,
+    ),
     # Auth that only someone else can fix: no retry, no guessing.
     row(
         k.MISSING_KEY,
@@ -315,9 +323,10 @@ RULES: tuple[Rule, ...] = (
     ),
     row(
         k.TIMEOUT,
-        "408, 504, client timeouts: once more, then escalate",
+        "408, 504, 499 (nginx: the client gave up waiting), client timeouts: once more, then "
+        "escalate",
         signals=[S.TIMEOUT],
-        statuses=[408, 504],
+        statuses=[408, 499, 504],
     ),
     row(
         k.CONFLICT,
@@ -336,13 +345,6 @@ RULES: tuple[Rule, ...] = (
         "same input, same no: correct it (never sent upstream if it is ours)",
         signals=[S.INVALID_INPUT],
         when=lambda f: f.status is None,
-    ),
-    row(
-        k.BAD_DATA,
-        "a parser that met '<' where data should start: a web page came back, not the data "
-        "(\"Unexpected character ('<'\", \"invalid character '<'\"), whatever 'invalid' says",
-        signals=[S.BAD_DATA, S.BAD_REQUEST],
-        when=lambda f: f.status is None and _PAGE_FOR_DATA.search(f.text) is not None,
     ),
     row(
         k.INVALID_REQUEST,

@@ -425,6 +425,8 @@ TERMS: tuple[Term, ...] = (
     cue("payment", S.QUOTA),
     cue("quota", S.QUOTA),
     cue("already exists", S.EXISTS),
+    term("must be unique", S.EXISTS, "a value another record already has"),
+    term("not unique", S.EXISTS, "a value another record already has (validation_not_unique)"),
     cue("duplicate", S.EXISTS),
     cue("cannot find", S.NOT_FOUND),
     cue("could not find", S.NOT_FOUND),
@@ -617,6 +619,19 @@ NEGATION = words(
 )
 FIND = words("find locate")
 NO = words("no")
+# a transaction that lost to another ("Transaction has been aborted. Please retry.")
+TRANSACTION = words("transaction txn", "transacción transação transaktion транзакц", "事务")
+ABORTED = words("aborted abort rolled", "abortad abgebrochen прерван", "中止 回滚")
+# a payment the payer's bank turned down ("La tarjeta fue rechazada", "Транзакция отклонена")
+PAYMENT = words(
+    "card payment charge",
+    "tarjeta cartão carte karte карт платеж платёж pago транзакц",
+    "卡 支付 付款",
+)
+REFUSED = words("declined", "rechazad recusad refusée abgelehnt отклонен", "拒绝 被拒")
+# not enough room ("insufficient free space", "Insufficient Storage")
+SHORT_OF = words("insufficient", "insuficiente insuffisant недостаточно", "不足")
+ROOM = words("space storage", "espacio espace speicherplatz места", "空间 容量")
 FOUND = words("found matched")
 ALREADY = words("already", "déjà bereits уже già 이미", "已经 既に")
 TAKEN = words(
@@ -673,6 +688,11 @@ PAIRS: tuple[Pair, ...] = (
     Pair(NEGATION, PARSE, S.BAD_DATA, "an answer that could not be read", ordered=True),
     Pair(NEGATION, AUTHENTICATE, S.BAD_CREDENTIALS, "a caller that could not be verified"),
     Pair(LARGER, MAXIMUM, S.TOO_LARGE, "larger than the most that is taken", ordered=True),
+    Pair(
+        TRANSACTION, ABORTED, S.CONFLICT, "a transaction aborted: lost to another", any_between=True
+    ),
+    Pair(PAYMENT, REFUSED, S.DECLINED, "a card or payment its bank declined", any_between=True),
+    Pair(SHORT_OF, ROOM, S.DISK_FULL, "not enough room to write", any_between=True),
     Pair(LIMIT, REACHED, S.RATE_LIMIT, "a limit reached (over a day or a month: a quota)"),
     Pair(FREQUENCY, LIMITED, S.RATE_LIMIT, "a frequency limited"),
 )

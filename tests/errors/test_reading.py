@@ -459,6 +459,48 @@ def test_a_request_larger_than_a_rate_is_still_too_long() -> None:
     assert error_to_action(text, OP).action == "fix_input"
 
 
+# Texts of set H (tests/errors/corpus/unseen_h.jsonl, each row with its source), cut to the
+# error; each stands for a kind of reading added after H was measured.
+@pytest.mark.parametrize(
+    ("text", "error_type", "action"),
+    [
+        ("ERRO[0048] Transaction has been aborted. Please retry.", "conflict", "retry"),
+        ("462 | Транзакция отклонена вашим банком.", "payment_declined", "fix_input"),
+        ("ERROR 3004. La tarjeta fue rechazada.", "payment_declined", "fix_input"),
+        (
+            'WARNING: Stopping folder "Accounting" - insufficient free space',
+            "disk_full",
+            "escalate",
+        ),
+        (
+            '"name": {"code": "validation_not_unique", "message": "Value must be unique."}',
+            "already_exists",
+            "fix_input",
+        ),
+        ("499 | Client Closed Request", "timeout", "retry"),
+        (
+            "HTTP response status code: 403\n你的帐号内没有足够的可用额度",
+            "quota_exhausted",
+            "escalate",
+        ),
+        ("JSON Parse error: Unrecognized token '<'", "bad_data", "retry"),
+    ],
+)
+def test_round_three_readings(text: str, error_type: str, action: str) -> None:
+    """A transaction aborted (lost to another); a card or transaction its bank declined, in
+    any language; not enough room; a value that must be unique; nginx's 499; a 403 for credit
+    (额度) spent; '<' after "token" is a web page, not a credential."""
+    result = error_to_action(text, OP)
+    assert (result.error_type, result.action) == (error_type, action)
+
+
+def test_a_token_said_to_be_unrecognised_is_still_a_credential() -> None:
+    """Without the '<' of a web page, "Invalid API token: unrecognized" is a bad credential."""
+    assert error_to_action("Invalid API token: unrecognized", OP).error_type == (
+        "auth_invalid_credentials"
+    )
+
+
 # Texts a review of the two rounds wrote to break them (invented, each for one rule): counts,
 # units and names that the new readings must leave alone.
 @pytest.mark.parametrize(
