@@ -629,9 +629,11 @@ PAYMENT = words(
     "卡 支付 付款",
 )
 REFUSED = words("declined", "rechazad recusad refusée abgelehnt отклонен", "拒绝 被拒")
-# not enough room ("insufficient free space", "Insufficient Storage")
+# not enough room ("insufficient free space", "容量空间不足")
 SHORT_OF = words("insufficient", "insuficiente insuffisant недостаточно", "不足")
-ROOM = words("space storage", "espacio espace speicherplatz места", "空间 容量")
+ROOM = words(
+    "space", "espacio espace speicherplatz места", "空间 容量"
+)  # not "storage permissions"
 FOUND = words("found matched")
 ALREADY = words("already", "déjà bereits уже già 이미", "已经 既に")
 TAKEN = words(
