@@ -108,6 +108,11 @@ UNSEEN = {
     # after G's round 73.0 %, 11.7 %. Then worked on (a transaction aborted, a payment its
     # bank declined, not enough room, a value that must be unique, nginx's 499): 78.8 %, 7.3 %.
     "unseen_h": Unseen(CORPUS_DIR / "unseen_h.jsonl", full_pass=0.78, unknown=0.08),
+    # Set I (issue 18): 125 texts, 81 systems, 11 languages, collected while H was worked on,
+    # sealed until then; measured once with each version at the same time: the session's
+    # start 54.4 % full pass, 23.2 % unknown; after the round on D–F, after G's round (and the
+    # review) and after H's round: 54.4 %, 21.6 % each. Not worked on.
+    "unseen_i": Unseen(CORPUS_DIR / "unseen_i.jsonl", full_pass=0.54, unknown=0.22),
 }
 
 
