@@ -19,10 +19,11 @@ def _lookup(cache: Path) -> str:
     return _run(cache).strip().splitlines()[-1]
 
 
-def _run(cache: Path) -> str:
+def _run(cache: Path, code: str = LOOKUP) -> str:
+    """What a fresh process running `code` with this cache folder prints."""
     env = {**os.environ, "AGENT_CACHE_DIR": str(cache)}
     done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
-        [sys.executable, "-c", LOOKUP], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -55,15 +56,6 @@ def test_an_unwritable_cache_falls_back_to_memory(tmp_path: Path) -> None:
     assert blocker.read_text() == "not a folder"
 
 
-def _script(cache: Path, code: str) -> str:
-    env = {**os.environ, "AGENT_CACHE_DIR": str(cache)}
-    done = subprocess.run(  # noqa: S603 - this interpreter, a fixed script
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 def test_the_whole_index_is_checked_once_when_a_lookup_first_finds_nothing(tmp_path: Path) -> None:
     """Opening reads no page to check it; the first lookup that finds nothing runs SQLite's
     quick_check, once per process, however many lookups find nothing after it."""
@@ -75,7 +67,7 @@ def test_the_whole_index_is_checked_once_when_a_lookup_first_finds_nothing(tmp_p
         "print(len(g.cities_named('Xyzzy Nowhere')), len(g.cities_named('Qwerty Nowhere')))\n"
         "print(sum('quick_check' in statement for statement in seen))\n"
     )
-    assert _script(tmp_path, code).strip().splitlines()[-2:] == ["0 0", "1"]
+    assert _run(tmp_path, code).strip().splitlines()[-2:] == ["0 0", "1"]
 
 
 def test_an_index_that_fails_the_whole_check_is_rebuilt(tmp_path: Path) -> None:
@@ -93,6 +85,6 @@ def test_an_index_that_fails_the_whole_check_is_rebuilt(tmp_path: Path) -> None:
         "g._Index.check_whole = once\n"
         "print(len(g.cities_named('Xyzzy Nowhere')), calls[0] is not calls[-1])\n"
     )
-    printed = _script(tmp_path, code)
+    printed = _run(tmp_path, code)
     assert printed.count("gazetteer.rebuilt") == 1
     assert printed.strip().splitlines()[-1] == "0 True"  # nothing found, in a new index
