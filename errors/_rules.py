@@ -126,7 +126,10 @@ def _no_rate(f: Facts) -> bool:
     return _PER_PERIOD.search(f.text) is None
 
 
-_PAGE_FOR_DATA = re.compile(r"(?i)\b(?:character|token)\s*\(?\s*['\"‘]?<")
+_PAGE_FOR_DATA = re.compile(
+    r"(?i)\b(?:unexpected|unrecognized)\s+(?:token|character)\s*\(?\s*['\"‘]?<"
+    r"|\bcharacter\s*['\"‘]?<['\"’]?\s+looking for beginning of value"
+)
 _CLIENT_ERRORS = range(400, 500)
 _SERVER_ERRORS = range(500, 600)
 
@@ -238,8 +241,9 @@ RULES: tuple[Rule, ...] = (
     row(
         k.BAD_DATA,
         "a parser that met '<' where data should start: a web page came back, not the data "
-        "(\"Unexpected character ('<'\", \"Unrecognized token '<'\"), whatever 'invalid' or "
-        "'token' says",
+        "(\"Unexpected character ('<'\", \"Unrecognized token '<'\", Go's \"invalid character "
+        "'<' looking for beginning of value\"); above the auth rows, as its 'token' is a "
+        "parser's, not a credential",
         signals=[S.BAD_DATA, S.BAD_REQUEST, S.BAD_CREDENTIALS],
         when=lambda f: f.status is None and _PAGE_FOR_DATA.search(f.text) is not None,
     ),
@@ -323,10 +327,9 @@ RULES: tuple[Rule, ...] = (
     ),
     row(
         k.TIMEOUT,
-        "408, 504, 499 (nginx: the client gave up waiting), client timeouts: once more, then "
-        "escalate",
+        "408, 504, client timeouts: once more, then escalate",
         signals=[S.TIMEOUT],
-        statuses=[408, 499, 504],
+        statuses=[408, 504],
     ),
     row(
         k.CONFLICT,

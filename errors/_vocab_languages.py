@@ -249,7 +249,7 @@ TERMS: tuple[Term, ...] = (
     *said("zh", S.BAD_REQUEST, "不合法"),
     *said("zh", S.LATER, "明天再试", weak=True),
     *said("zh", S.QUOTA, "每日限制"),
-    *said("zh", S.QUOTA, "额度"),  # 可用额度: the credit an account has to spend
+    *said("zh", S.QUOTA, "可用额度"),  # credit (left) to spend
     *said("de", S.DISK_FULL, "speicherplatz"),
     *said("cs", S.FORBIDDEN, "odepřen"),
     *said("tr", S.BAD_DATA, "boş yanıt"),

@@ -184,6 +184,7 @@ TERMS: tuple[Term, ...] = (
     term("json response", S.BAD_DATA, "an answer that is not the JSON it should be"),
     term("looking for beginning of value", S.BAD_DATA, "Go encoding/json: invalid character"),
     term("Deadline expired before operation could complete", S.TIMEOUT, "gRPC DEADLINE_EXCEEDED"),
+    term("Client Closed Request", S.TIMEOUT, "nginx's 499: the client gave up waiting"),
     term("signature verification failed", S.BAD_CREDENTIALS, "webhooks, JWT, payment APIs"),
     term("Invalid data found when processing input", S.BAD_DATA, "FFmpeg AVERROR_INVALIDDATA"),
     term(
@@ -425,8 +426,9 @@ TERMS: tuple[Term, ...] = (
     cue("payment", S.QUOTA),
     cue("quota", S.QUOTA),
     cue("already exists", S.EXISTS),
-    term("must be unique", S.EXISTS, "a value another record already has"),
-    term("not unique", S.EXISTS, "a value another record already has (validation_not_unique)"),
+    term("value must be unique", S.EXISTS, "a value another record already has"),
+    term("validation_not_unique", S.EXISTS, "PocketBase: a value another record already has"),
+    term("insufficient free space", S.DISK_FULL, "the common phrase (Syncthing, Windows)"),
     cue("duplicate", S.EXISTS),
     cue("cannot find", S.NOT_FOUND),
     cue("could not find", S.NOT_FOUND),
@@ -619,21 +621,20 @@ NEGATION = words(
 )
 FIND = words("find locate")
 NO = words("no")
-# a transaction that lost to another ("Transaction has been aborted. Please retry.")
+# A transaction that lost to another ("Transaction has been aborted. Please retry."); not a
+# rollback, which follows any error.
 TRANSACTION = words("transaction txn", "transacción transação transaktion транзакц", "事务")
-ABORTED = words("aborted abort rolled", "abortad abgebrochen прерван", "中止 回滚")
-# a payment the payer's bank turned down ("La tarjeta fue rechazada", "Транзакция отклонена")
+ABORTED = words("aborted abort", "abortad", "中止")
+# A payment its bank turned down ("La tarjeta fue rechazada", "Транзакция отклонена"): a
+# transaction is one here too (транзакц is also a TRANSACTION word); whole Russian forms of
+# "card", not картинка or картридж.
 PAYMENT = words(
     "card payment charge",
-    "tarjeta cartão carte karte карт платеж платёж pago транзакц",
+    "tarjeta cartão carte karte карта карты карту картой платеж платёж pago paiement zahlung"
+    " pagamento транзакц",
     "卡 支付 付款",
 )
-REFUSED = words("declined", "rechazad recusad refusée abgelehnt отклонен", "拒绝 被拒")
-# not enough room ("insufficient free space", "容量空间不足")
-SHORT_OF = words("insufficient", "insuficiente insuffisant недостаточно", "不足")
-ROOM = words(
-    "space", "espacio espace speicherplatz места", "空间 容量"
-)  # not "storage permissions"
+REFUSED = words("declined", "rechazad recusad refusé abgelehnt отклонен отклонён", "拒绝 被拒")
 FOUND = words("found matched")
 ALREADY = words("already", "déjà bereits уже già 이미", "已经 既に")
 TAKEN = words(
@@ -658,7 +659,7 @@ BETWEEN = words(
     " supplied too given sent api user access auth app client public private secret security"
     " bearer oauth request entered refresh jwt personal service account",
     "않은 않습니다 es est ist является enviada enviado envoyé envoyée gesendet la le les el los"
-    " las der die das den il lo un una une ein eine",
+    " las der die das den il lo un una une ein eine fue foi wurde был была было",
 )
 
 
@@ -690,11 +691,8 @@ PAIRS: tuple[Pair, ...] = (
     Pair(NEGATION, PARSE, S.BAD_DATA, "an answer that could not be read", ordered=True),
     Pair(NEGATION, AUTHENTICATE, S.BAD_CREDENTIALS, "a caller that could not be verified"),
     Pair(LARGER, MAXIMUM, S.TOO_LARGE, "larger than the most that is taken", ordered=True),
-    Pair(
-        TRANSACTION, ABORTED, S.CONFLICT, "a transaction aborted: lost to another", any_between=True
-    ),
-    Pair(PAYMENT, REFUSED, S.DECLINED, "a card or payment its bank declined", any_between=True),
-    Pair(SHORT_OF, ROOM, S.DISK_FULL, "not enough room to write", any_between=True),
+    Pair(TRANSACTION, ABORTED, S.CONFLICT, "a transaction aborted: lost to another", ordered=True),
+    Pair(PAYMENT, REFUSED, S.DECLINED, "a card or payment its bank declined", ordered=True),
     Pair(LIMIT, REACHED, S.RATE_LIMIT, "a limit reached (over a day or a month: a quota)"),
     Pair(FREQUENCY, LIMITED, S.RATE_LIMIT, "a frequency limited"),
 )

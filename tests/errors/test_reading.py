@@ -487,11 +487,34 @@ def test_a_request_larger_than_a_rate_is_still_too_long() -> None:
     ],
 )
 def test_round_three_readings(text: str, error_type: str, action: str) -> None:
-    """A transaction aborted (lost to another); a card or transaction its bank declined, in
-    any language; not enough room; a value that must be unique; nginx's 499; a 403 for credit
-    (额度) spent; '<' after "token" is a web page, not a credential."""
+    """A transaction aborted is a conflict; a card or transaction its bank declined is a
+    decline in Spanish and Russian as in English; "insufficient free space" a full disk; "Value
+    must be unique" a duplicate; nginx's 499 a timeout; a 403 for credit (可用额度) spent a
+    quota; a parser's "Unrecognized token '<'" a web page, not a credential."""
     result = error_to_action(text, OP)
     assert (result.error_type, result.action) == (error_type, action)
+
+
+# Texts a review of the third round wrote to break it (invented, each for one rule).
+@pytest.mark.parametrize(
+    ("text", "error_type"),
+    [
+        ("Transaction rolled back: foreign key constraint fails on table orders", "unknown"),
+        ("Cartão SIM recusado pela operadora", "unknown"),
+        ("Картинка отклонена модератором: нарушение правил", "unknown"),
+        ("Conexión rechazada: la tarjeta de red no tiene dirección IP", "unknown"),
+        ("Password contains an invalid character '<'", "auth_invalid_credentials"),
+        ("messages.1.content.2: `tool_use` ids must be unique", "invalid_request"),
+        ('{"error":{"code":499,"message":"Token Required"}}', "invalid_request"),
+        ("查询额度接口超时", "timeout"),
+        ("mmap failed: insufficient virtual address space", "unknown"),
+    ],
+)
+def test_the_third_rounds_words_in_other_senses_are_left_alone(text: str, error_type: str) -> None:
+    """A rollback after another error, a SIM, a picture or a network card refused, a password
+    with '<', ids that must be unique in our own request, ArcGIS's 499, a timeout of a credit
+    lookup, address space: none is what the new readings name."""
+    assert error_to_action(text, OP).error_type == error_type
 
 
 def test_a_token_said_to_be_unrecognised_is_still_a_credential() -> None:
