@@ -59,11 +59,9 @@ from errors._facts import (
     Term,
     normalise,
     read_token,
-    starts_a_word,
     stem,
     stemmed,
     term,
-    unaccented,
 )
 from errors._redact import quotable
 from errors._vocab_api import STATUS_OF_TYPE
@@ -135,12 +133,9 @@ def _all_terms() -> tuple[Term, ...]:
 
 
 def _unaccented(terms: Iterable[Term]) -> Iterator[Term]:
-    """The Latin-script terms as typed without accents, where that changes them and does not
-    make an English word ("inválido" is not read as "invalido", which an English text has)."""
-    english = sorted({word for t in _ENGLISH for word in normalise(t.spelled or t.phrase).split()})
+    """The terms as typed without accents, where that is safe (`_vocab_words.typed_plain`)."""
     for found in terms:
-        plain = unaccented(found.phrase)
-        if plain != found.phrase and len(plain) >= 5 and not starts_a_word(plain, english):
+        if (plain := _vocab_words.typed_plain(found.phrase)) is not None:
             yield found._replace(phrase=plain, why=f"{found.why} (typed without accents)")
 
 
@@ -1109,7 +1104,7 @@ def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
     start = match.start(1)
     before = padded[max(0, start - 48) : start].split()
     after = padded[match.end() : match.end() + 48]
-    counted = after.split()[:1] in ([unit] for unit in _UNITS)  # "500 ms", "404 bytes"
+    counted = after[1:].partition(" ")[0] in _UNITS  # "500 ms", "404 bytes"
     if not before:
         return not counted
     linked = False  # "status code was 429": only a status's own word links over "was"

@@ -539,14 +539,20 @@ def words(english: str, other: str = "", unspaced: str = "") -> WordClass:
 _ENGLISH_WORDS = sorted({w for t in TERMS for w in normalise(t.spelled or t.phrase).split()})
 
 
+def typed_plain(text: str) -> str | None:
+    """`text` as typed without accents, when that differs and is safe to read: not when it
+    starts an English word of the vocabulary ("inválid" → "invalid" is read in English texts)
+    nor when it is shorter than five letters ("già" → "gia", a name as often as a word)."""
+    plain = unaccented(text)
+    if plain == text or len(plain) < 5 or starts_a_word(plain, _ENGLISH_WORDS):
+        return None
+    return plain
+
+
 def _forms(word: str) -> tuple[str, ...]:
-    """A word as written, and as typed without accents unless that starts an English word of
-    the vocabulary ("inválid" → "invalid" would be read in English texts) or is shorter than
-    five letters ("già" → "gia", a name as often as a word)."""
-    plain = unaccented(word)
-    if plain == word or len(plain) < 5 or starts_a_word(plain, _ENGLISH_WORDS):
-        return (word,)
-    return (word, plain)
+    """A word as written, and as typed without accents (`typed_plain`)."""
+    plain = typed_plain(word)
+    return (word,) if plain is None else (word, plain)
 
 
 _HANGUL = re.compile("[\uac00-\ud7a3]")
