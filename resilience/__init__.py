@@ -14,16 +14,6 @@ tenacity code can ask error-to-action the same way the engine does: `retry_if_er
 
 from resilience import tracing
 from resilience._engine import AttemptInfo, Engine, Outcome, RetryOn, Source
-from resilience._events import (
-    CANCELLED,
-    Event,
-    Listener,
-    ProgressKind,
-    Reason,
-    What,
-    recording_attempts,
-    retry_phrase,
-)
 from resilience._policy import (
     IN_PROCESS,
     MAX_HOLD_S,
@@ -45,6 +35,16 @@ from resilience._policy import (
     wait_error_to_action,
 )
 from resilience._state import Paced, RedisState, check_state_url, state_from_url
+from resilience.tracing import (
+    CANCELLED,
+    Event,
+    Listener,
+    ProgressKind,
+    Reason,
+    What,
+    recording_attempts,
+    retry_phrase,
+)
 
 __all__ = [
     "CANCELLED",

@@ -13,7 +13,7 @@
 Every decision is read from error-to-action's verdict, classified once per failed attempt:
 whether to try again and after how long, the next source or the end, what the source's
 breaker learns. The engine adds only the caller's own bounds (`resilience._policy`), and says
-what happens as `Event`s to its listeners (`resilience._events`). The same engine runs tool
+what happens as `Event`s to its listeners (`resilience/tracing.py`). The same engine runs tool
 sources (Open-Meteo, then wttr.in) and model calls (the primary model, then a fallback).
 """
 
@@ -29,17 +29,6 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from tenacity.stop import stop_base
 
 from errors import ErrorType, SourceSkipped, Step, Verdict, classify
-from resilience._events import (
-    CANCELLED,
-    Event,
-    Listener,
-    Reason,
-    What,
-    listener_failed,
-    log_event,
-    record,
-    trace_event,
-)
 from resilience._policy import (
     BUDGET_RATIO,
     BUDGET_TOKENS,
@@ -55,6 +44,17 @@ from resilience._policy import (
     wait_error_to_action,
 )
 from resilience._state import Paced
+from resilience.tracing import (
+    CANCELLED,
+    Event,
+    Listener,
+    Reason,
+    What,
+    listener_failed,
+    log_event,
+    record,
+    trace_event,
+)
 
 __all__ = ["AttemptInfo", "Engine", "Outcome", "RetryOn", "Source"]
 

@@ -20,6 +20,7 @@ from typing import Any
 import offline
 from agent.loop import Turn
 from agent.settings import Settings
+from errors import error_to_action
 from offline import GEOCODING, Fault, SimulatedServices
 
 PACKAGES = ("agent", "tools", "resilience", "errors")
@@ -44,7 +45,10 @@ def trace(question: str, *, primary_down: bool = False) -> Walk:
 async def _trace(question: str, primary_down: bool) -> Walk:
     services = SimulatedServices()
     agent = await offline.open_agent(Settings(), transport=services.transport)
-    await agent.ask(question)  # once untraced: first-use work (an index, a client) is not the walk
+    # Once untraced: first-use work (an index, a client, the error reader's vocabulary, built
+    # on its first text) is not the walk.
+    await agent.ask(question)
+    error_to_action("connection refused", "warming up")
     if primary_down:
         services.fail_always(GEOCODING, Fault.status(503))
     seen: dict[str, str] = {}

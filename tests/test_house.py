@@ -22,12 +22,11 @@ def walk() -> object:
     return load_script(WALK, "walk_script")
 
 
-def test_one_successful_tool_call_touches_at_most_thirteen_modules(walk: object) -> None:
-    """From the model's tool_use to its tool_result, offline: thirteen project modules or fewer
-    (twelve, and the boundary into the model masking secrets: `errors/_redact.py`)."""
+def test_one_successful_tool_call_touches_at_most_twelve_modules(walk: object) -> None:
+    """From the model's tool_use to its tool_result, offline: twelve project modules or fewer."""
     traced = walk.trace("What's the weather in Paris?")  # type: ignore[attr-defined]
     assert "tools/weather/_sources.py" in [n.replace(".", "/") + ".py" for n in traced.project]
-    assert len(traced.project) <= 13, traced.project
+    assert len(traced.project) <= 12, traced.project
 
 
 def test_a_failed_attempt_and_a_fallback_touch_at_most_twenty(walk: object) -> None:

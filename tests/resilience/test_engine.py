@@ -34,7 +34,7 @@ from resilience import (
     full_jitter,
     retry_phrase,
 )
-from resilience._events import _whole
+from resilience.tracing import _whole
 from tests.conftest import Progress, Watched
 from tests.tools.fakes import FakeClock
 
