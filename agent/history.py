@@ -23,7 +23,9 @@ two processes writing at once both land; readers never wait for writers.
 **When it goes wrong, it says so in one sentence and carries on** (`History.notice`):
 
 - a damaged file (not SQLite, torn, or not ours) is moved aside as
-  `conversations.sqlite.damaged-<time>` and a fresh store takes its place;
+  `conversations.sqlite.damaged-<time>` and a fresh store takes its place — seen on opening
+  (the header and schema, all that is read then: opening costs the same however long the
+  history), or when a read or a write meets a damaged page (SQLite's own complaint);
 - a file from a newer version of the agent is left alone, and this version keeps its own
   store beside it (`conversations.v1.sqlite`);
 - a folder that cannot be written, or a file that is not private: nothing is saved this time.
@@ -182,34 +184,28 @@ class History:
     def resume(self, prefix: str | None = None) -> tuple[Saved, list[MessageParam]]:
         """The conversation `prefix` names (a whole id or its unique start; None: the latest)
         and its messages; `NoSuchConversation` if there is none."""
-        if self._db is None:
-            raise NoSuchConversation(prefix or "")
         if prefix is None:
-            row = self._db.execute(
-                "SELECT id, model FROM conversations ORDER BY updated DESC LIMIT 1"
-            ).fetchone()
+            rows = self._rows("SELECT id, model FROM conversations ORDER BY updated DESC LIMIT 1")
         else:
             prefix = prefix.strip().lower()
             if not prefix:  # it would name every conversation
                 raise NoSuchConversation(prefix)
-            rows = self._db.execute(
+            rows = self._rows(
                 "SELECT id, model FROM conversations WHERE substr(id, 1, ?) = ? LIMIT 2",
                 (len(prefix), prefix),
-            ).fetchall()
-            row = rows[0] if len(rows) == 1 else None
-        if row is None:
+            )
+        if len(rows) != 1:
             raise NoSuchConversation(prefix or "")
-        saved = Saved(self, row[0], row[1], exists=True)
+        saved = Saved(self, rows[0][0], rows[0][1], exists=True)
         return saved, self.messages(saved.id)
 
     def messages(self, conversation: str) -> list[MessageParam]:
         """The saved messages of `conversation`, in order; a message that does not read back
         as one ends the list there (what came before is still a valid history)."""
-        assert self._db is not None
-        rows = self._db.execute(
+        rows = self._rows(
             "SELECT role, content FROM messages WHERE conversation = ? ORDER BY seq",
             (conversation,),
-        ).fetchall()
+        )
         messages: list[MessageParam] = []
         for role, content in rows:
             try:
@@ -224,13 +220,11 @@ class History:
 
     def conversations(self, limit: int = 100) -> list[Summary]:
         """The saved conversations, the latest first."""
-        if self._db is None:
-            return []
-        rows = self._db.execute(
+        rows = self._rows(
             "SELECT id, started, turns, first_question, model FROM conversations "
             "ORDER BY updated DESC LIMIT ?",
             (limit,),
-        ).fetchall()
+        )
         return [Summary(*row) for row in rows]
 
     def delete(self, prefix: str) -> str:
@@ -297,7 +291,35 @@ class History:
     def _failed(self, error: BaseException) -> None:
         failure = error_to_action(error, "saving a turn of the conversation")
         log.warning("history.save_failed", path=str(self.path), **failure.log_fields())
+        if _damage(error):
+            self._set_aside()
+            return
         self.notice = "This turn could not be saved to the conversation history; the chat goes on."
+
+    def _rows(self, sql: str, parameters: Sequence[object] = ()) -> list[Any]:
+        """A read's rows: none when nothing is saved, or when SQLite finds the file damaged
+        (then it is set aside, and a fresh store takes its place)."""
+        if self._db is None:
+            return []
+        try:
+            return self._db.execute(sql, parameters).fetchall()
+        except sqlite3.DatabaseError as error:
+            if not _damage(error):
+                raise
+            self._set_aside()
+            return []
+
+    def _set_aside(self) -> None:
+        """SQLite met a damaged page: the file is moved aside whole, and the store goes on in
+        a fresh one, with one notice (as when the damage is seen on opening)."""
+        assert self.path is not None
+        self.close()
+        try:
+            self._db, self.notice = _started_again(self.path)
+        except (OSError, sqlite3.Error):
+            self.notice = (
+                f"Conversations can't be saved in {self.path.parent}; this one will not be kept."
+            )
 
 
 class Saved:
@@ -366,6 +388,12 @@ def _connect(path: Path, *, beside: bool = True) -> tuple[sqlite3.Connection, st
             f"The saved conversations in {path} were written by a newer version of the agent; "
             f"this version keeps its own in {own}."
         )
+    return _started_again(path)
+
+
+def _started_again(path: Path) -> tuple[sqlite3.Connection, str]:
+    """The damaged file at `path` moved aside (nothing in it is lost), a fresh store in its
+    place, and the sentence that says so."""
     aside = _move_aside(path)
     connection, _ = _connect(path, beside=False)
     log.warning("history.damaged", path=str(path), moved_to=str(aside))
@@ -373,6 +401,15 @@ def _connect(path: Path, *, beside: bool = True) -> tuple[sqlite3.Connection, st
         f"The saved conversations file was damaged; it was moved to {aside} and a new one "
         "was started."
     )
+
+
+def _damage(error: BaseException) -> bool:
+    """Whether SQLite found the file itself damaged: not a database, or a malformed page."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(error, sqlite3.DatabaseError) and code in _DAMAGE_CODES
+
+
+_DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 
 def _configure(db: sqlite3.Connection) -> None:
@@ -385,14 +422,14 @@ def _configure(db: sqlite3.Connection) -> None:
 
 
 def _version(db: sqlite3.Connection) -> int:
-    """Our schema's version; 0 for an empty file; -1 for a database that is not ours."""
+    """Our schema's version; 0 for an empty file; -1 for a database that is not ours. Only
+    the header and the schema are read: a page damaged further in is found when a statement
+    meets it (`History._unless_damaged`), so opening costs the same however long the history."""
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if version == 0:
         return 0 if not tables else -1
     if version == SCHEMA_VERSION and not tables >= _TABLES:
-        return -1
-    if db.execute("PRAGMA quick_check(1)").fetchone()[0] != "ok":
         return -1
     return version
 

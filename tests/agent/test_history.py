@@ -113,6 +113,52 @@ def test_a_damaged_file_is_moved_aside_with_one_sentence(tmp_path: Path) -> None
     assert len(history.conversations()) == 1
 
 
+def damaged_inside(folder: Path, conversations: int = 30) -> Path:
+    """A store of `conversations` saved chats, then every page after the schema's overwritten:
+    a file whose header and schema still read, damaged where its rows are."""
+    history = History.open(folder)
+    for n in range(conversations):
+        one_turn(Conversation(keeper=history.new("m")), f"question {n} " + "x" * 2000, "a" * 2000)
+    history.close()
+    path = folder / FILE_NAME
+    data = bytearray(path.read_bytes())
+    page = sqlite3.connect(path).execute("PRAGMA page_size").fetchone()[0]
+    for start in range(2 * page, len(data), page):
+        data[start : start + 100] = b"\xff" * 100
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_damage_inside_the_file_is_found_by_the_first_read_that_meets_it(tmp_path: Path) -> None:
+    """Opening reads the header and schema only; the first read that meets a damaged page sets
+    the file aside whole, says so once, and a fresh store carries on."""
+    path = damaged_inside(tmp_path)
+    damaged = path.read_bytes()
+    history = History.open(tmp_path)
+    assert history.notice is None
+    assert history.conversations() == []
+    assert history.notice is not None
+    assert "damaged" in history.notice
+    aside = [p for p in tmp_path.iterdir() if p.name.endswith(tuple("0123456789"))]
+    assert [p.read_bytes() for p in aside] == [damaged]
+    one_turn(Conversation(keeper=history.new("m")), "q", "a")
+    assert len(history.conversations()) == 1
+
+
+def test_damage_met_by_a_write_loses_that_turn_only(tmp_path: Path) -> None:
+    """A save that meets a damaged page is not kept; the file is set aside with one notice and
+    the next turn is saved in a fresh store."""
+    damaged_inside(tmp_path)
+    history = History.open(tmp_path)
+    conversation = Conversation(keeper=history.new("m"))
+    one_turn(conversation, "lost", "a")
+    assert history.notice is not None
+    assert "damaged" in history.notice
+    assert history.conversations() == []
+    one_turn(Conversation(keeper=history.new("m")), "kept", "a")
+    assert [s.first_question for s in history.conversations()] == ["kept"]
+
+
 def test_a_newer_schema_is_left_alone(tmp_path: Path) -> None:
     """A file written by a newer version is not touched; this version keeps its own store
     beside it, and says so once."""

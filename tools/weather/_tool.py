@@ -68,7 +68,7 @@ DESCRIPTION = (
 class WeatherInput(BaseModel):
     """The tool's input, validated before any request is made."""
 
-    model_config = ConfigDict(str_strip_whitespace=True, extra="forbid")
+    model_config = ConfigDict(str_strip_whitespace=True, extra="forbid", defer_build=True)
 
     city: str = Field(
         min_length=1,
