@@ -187,7 +187,11 @@ async def open_agent(
     models, deferred = _models(settings, backend, client)
     policy = _with_state(policy, settings)
     tools_http = http if http is not None else _LazyClient(transport)
-    everything = [*(_builtins(settings, tools_http, policy, listener) if builtins else ())]
+    everything = (
+        builtin_tools(tools_http, endpoints=settings.endpoints, policy=policy, listener=listener)
+        if builtins
+        else []
+    )
     everything += [tool.bound(policy, listener) for tool in tools]
     caller = ModelCaller(
         models,
@@ -244,15 +248,6 @@ def _models(
     names = [settings.model, *([settings.fallback_model] if settings.fallback_model else [])]
     deferred = DeferredModels(names, lambda: claude_models(settings), "agent.claude")
     return deferred.models, deferred
-
-
-def _builtins(
-    settings: Settings,
-    http: httpx.AsyncClient | _LazyClient,
-    policy: Policy | None,
-    listener: Listener | None,
-) -> list[Tool]:
-    return builtin_tools(http, endpoints=settings.endpoints, policy=policy, listener=listener)
 
 
 class _LazyClient:

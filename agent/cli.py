@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXIT_BROKEN_PIPE",
-    "EXIT_INTERRUPTED",
     "EXIT_NO_ANSWER",
     "EXIT_OK",
     "EXIT_USAGE",
@@ -51,7 +50,6 @@ __all__ = [
 EXIT_OK = 0
 EXIT_NO_ANSWER = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 _OTEL_MODES = ("console", "otlp")
 _LATEST = "\0latest"  # `--resume` with no ID
@@ -122,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.set_defaults(run=_run_chat, parser=parser)
     commands = parser.add_subparsers(title="commands")
-    chat = commands.add_parser(
+    command = functools.partial(commands.add_parser, formatter_class=raw)
+    chat = command(
         "chat",
         parents=[common, talk],
         help="talk to the agent (the default)",
@@ -130,7 +129,6 @@ def build_parser() -> argparse.ArgumentParser:
         "/help for\nthe commands (/tools, /history, /reset, /trace, /quit); Ctrl-C cancels a "
         "turn,\nCtrl-D leaves.",
         epilog=_epilog(_TALK_VARIABLES, _CHAT_EXITS),
-        formatter_class=raw,
     )
     chat.add_argument(
         "--resume",
@@ -141,14 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
         "characters are enough; `agent conversations` lists them)",
     )
     chat.set_defaults(run=_run_chat, parser=chat)
-    ask = commands.add_parser(
+    ask = command(
         "ask",
         parents=[common, talk],
         help="ask one question; the answer goes to stdout",
         description="Ask one question: the answer on stdout; when there is none, one plain\n"
         "sentence on stderr.",
         epilog=_epilog(_TALK_VARIABLES, _ASK_EXITS),
-        formatter_class=raw,
     )
     ask.add_argument("question", nargs="+", help="the question (quote it, or not)")
     ask.add_argument(
@@ -159,25 +156,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="ask it in the latest saved conversation (a chat's, or an earlier ask's)",
     )
     ask.set_defaults(run=_run_ask, parser=ask)
-    listing = commands.add_parser(
+    listing = command(
         "conversations",
         parents=[common],
         help="list the saved conversations (the latest first), or delete one",
         description="List the saved conversations, the latest first: id, when it started, "
         "its turns,\nits first question. `agent chat --resume ID` goes on with one.",
         epilog=_epilog(_HISTORY_VARIABLES, _CONVERSATIONS_EXITS),
-        formatter_class=raw,
     )
     listing.add_argument("--delete", metavar="ID", help="delete the conversation ID names")
     listing.set_defaults(run=_run_conversations, parser=listing)
-    explain = commands.add_parser(
+    explain = command(
         "explain-error",
         parents=[common],
         help="turn errors (JSON lines on stdin) into error-to-action JSON lines",
         description="Reads {error, operation, user_context, retry_count} JSON lines on "
         "stdin and\nwrites one error-to-action object per line on stdout.",
         epilog=_epilog(_EXPLAIN_VARIABLES, _EXPLAIN_EXITS),
-        formatter_class=raw,
     )
     explain.add_argument(
         "--llm",
@@ -408,7 +403,7 @@ def _run_chat(args: argparse.Namespace, io: Streams) -> int:
         from agent.repl import start_chat
         from resilience import Listener
 
-        resume = getattr(args, "resume", None)
+        resume = args.resume
         if resume is not None and not settings.history:
             return _history_off(io, "--resume")
         history = History.open() if settings.history else None
@@ -507,7 +502,12 @@ def _saved_conversation(
 
 
 def _history_off(io: Streams, option: str) -> int:
-    io.stderr.write(f"agent: {option} needs saved conversations, and AGENT_HISTORY is off.\n")
+    return _usage_error(io, f"{option} needs saved conversations, and AGENT_HISTORY is off")
+
+
+def _usage_error(io: Streams, problem: str) -> int:
+    """`problem` said on stderr as the command's usage error."""
+    io.stderr.write(f"agent: {problem}.\n")
     return EXIT_USAGE
 
 
@@ -542,8 +542,7 @@ def _run_agent(
                 *(McpServer.parse_url(spec) for spec in args.mcp_url or []),
             ]
         except BadSetting as bad:
-            io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
-            return EXIT_USAGE
+            return _usage_error(io, f"{bad.name} {bad.problem}")
 
     def traced(settings: Settings) -> int:
         from agent import otel  # OpenTelemetry itself only when tracing is on
@@ -551,12 +550,8 @@ def _run_agent(
 
         try:
             session = otel.start(args.otel, io.env, write=io.stderr.write)
-        except otel.TracingUnavailable as missing:
-            io.stderr.write(f"agent: {missing}.\n")
-            return EXIT_USAGE
-        except BadSetting as bad:  # an OTLP endpoint that is no URL
-            io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
-            return EXIT_USAGE
+        except (otel.TracingUnavailable, BadSetting) as problem:  # or an endpoint that is no URL
+            return _usage_error(io, str(problem))  # a BadSetting's text: its name, its problem
         try:
             return body(settings, servers)
         finally:
@@ -581,8 +576,7 @@ def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], i
                 io.env, offline=args.offline, model=args.model, verbose=args.verbose
             )
         except BadSetting as bad:  # e.g. a weather endpoint that is not an http(s) URL
-            io.stderr.write(f"agent: {bad.name} {bad.problem}.\n")
-            return EXIT_USAGE
+            return _usage_error(io, f"{bad.name} {bad.problem}")
         # The key, endpoint credentials and *_KEY/_TOKEN/... values: masked by value from here on.
         register_configured_secrets(settings, io.env, register_secret)
         if settings.log_file is not None:

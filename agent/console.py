@@ -53,14 +53,13 @@ class Screen:
         width: Callable[[], int] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        tick_s: float = 1.0,
     ) -> None:
         """`terminal`: the cursor may be moved (a status line rewritten in place); `width`:
         the terminal's width, to lay replies out to (None: a pipe, text as it comes)."""
         self._write = write
         self.terminal = terminal
         self._width = width
-        self._clock, self._sleep, self._tick_s = clock, sleep, tick_s
+        self._clock, self._sleep = clock, sleep
         self._color = color and terminal
         self._status_shown = False
         self._mid_line = False  # streamed text left the cursor after some text
@@ -118,8 +117,7 @@ class Screen:
         self.end_line()
         text = for_terminal(text)
         if self._width is not None:
-            indent = REPLY_INDENT if reply else ""
-            text = _fill(text, _columns(self._width), indent)
+            text = _fill(text, self.width(), REPLY_INDENT if reply else "")
         self._write(styled(text, style, color=self._color) + "\n")
 
     def show(self, lines: Sequence[str]) -> None:
@@ -130,8 +128,8 @@ class Screen:
             self._write(for_terminal(line) + "\n")
 
     def width(self) -> int:
-        """The width to lay a table out to: the terminal's, or 100 off a terminal."""
-        return _columns(self._width)
+        """The width to lay out to: the terminal's, or 100 off a terminal."""
+        return 100 if self._width is None else max(_MIN_WIDTH, self._width())
 
     def status(self, event: Event) -> None:
         """The live status line for the engine's events that a person is told of (their
@@ -157,7 +155,9 @@ class Screen:
 
     def clear_status(self) -> None:
         """Remove the status line, if one is shown (and stop counting the seconds)."""
-        self._stop_ticker()
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
         self._counting = None
         if self._status_shown:
             self._write(_CLEAR_LINE)
@@ -174,14 +174,15 @@ class Screen:
 
     def _show_status(self, message: str) -> None:
         line = f"… {for_terminal(message)}"
-        if self._width is not None:  # a status that wrapped could not be cleared whole
-            line = _truncated(line, _columns(self._width) - 1)
+        room = self.width() - 1  # a status that wrapped could not be cleared whole
+        if self._width is not None and len(line) > room:
+            line = line[: max(1, room - 1)] + "…"
         self._write(_CLEAR_LINE + styled(line, "dim", color=self._color))
         self._status_shown = True
 
     async def _tick(self) -> None:
         while True:
-            await self._sleep(self._tick_s)
+            await self._sleep(1)  # the count goes up each second
             self._show_count()
 
     def _show_count(self) -> None:
@@ -190,11 +191,6 @@ class Screen:
         message, since = self._counting
         seconds = max(0, int(self._clock() - since))
         self._show_status(f"{message} ({seconds} s)")
-
-    def _stop_ticker(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
 
 
 class _Wrap:
@@ -218,12 +214,11 @@ class _Wrap:
         out: list[str] = []
         for char in text:
             if char == "\n":
-                out.append(self.flush())
-                out.append("\n")
+                out += [self.flush(), "\n"]
                 self.new_line()
             elif char in " \t":
                 out.append(self.flush())
-                self._spaces += " " if char == "\t" else char
+                self._spaces += " "  # a tab too
             else:
                 self._word += char
         return "".join(out)
@@ -254,11 +249,6 @@ REPLY_INDENT = "  "
 _MIN_WIDTH = 20  # a narrower "terminal" is taken as this wide
 
 
-def _columns(width: Callable[[], int] | None) -> int:
-    """The width to lay out to: the terminal's, or 100 off a terminal."""
-    return 100 if width is None else max(_MIN_WIDTH, width())
-
-
 def _fill(text: str, width: int, indent: str) -> str:
     """`text` wrapped to `width` at word boundaries, each line indented (a line's own
     leading spaces kept for the lines it wraps into); line breaks kept."""
@@ -276,10 +266,6 @@ def _fill(text: str, width: int, indent: str) -> str:
         )
 
     return "\n".join(fill(line) if line.strip() else "" for line in text.split("\n"))
-
-
-def _truncated(line: str, width: int) -> str:
-    return line if len(line) <= width else line[: max(1, width - 1)] + "…"
 
 
 _HEADINGS = ("caller", "for", "source", "#", "took", "outcome", "action", "wait")
@@ -321,9 +307,10 @@ def table(
         max([cells(heading), *(cells(row[i]) for row in cleaned)])
         for i, heading in enumerate(headings)
     ]
-    if sum(sizes) + 2 * (len(sizes) - 1) > width:
+    total = sum(sizes) + 2 * (len(sizes) - 1)
+    if total > width:
         return [
-            f"{heading}: {cell}" if i else f"{'-' * 3} {cell}"
+            f"{heading}: {cell}" if i else f"--- {cell}"
             for row in cleaned
             for i, (heading, cell) in enumerate(zip(headings, row, strict=True))
             if cell
@@ -336,8 +323,7 @@ def table(
         ]
         return "  ".join(padded).rstrip()
 
-    rule = "─" * min(width, sum(sizes) + 2 * (len(sizes) - 1))
-    return [line(headings), rule, *(line(row) for row in cleaned)]
+    return [line(headings), "─" * total, *(line(row) for row in cleaned)]
 
 
 def _pad(cell: str, size: int, right: bool) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any
@@ -109,10 +110,6 @@ class Repl:
         if going_on:
             self.screen.gap()  # a blank line before the next prompt, on a terminal
         return going_on
-
-    async def aclose(self) -> None:
-        """Close the agent's clients."""
-        await self.agent.aclose()
 
     async def _turn(self, question: str) -> None:
         self._streamed = False
@@ -226,7 +223,7 @@ def run_repl(
                 repl.screen.line(banner, style="dim")
             _session(runner, repl, read)
         finally:
-            runner.run(repl.aclose())
+            runner.run(repl.agent.aclose())
     return 0
 
 
@@ -304,37 +301,26 @@ def make_screen(stdout: IO[str], env: Mapping[str, str]) -> Screen:
     """The screen for `stdout`: on a terminal, replies laid out to its width, and a live
     status line (in colour, unless NO_COLOR) where the terminal can move its cursor; plain
     text, with no control codes at all, under TERM=dumb or off a terminal."""
+    write = functools.partial(write_out, stdout)  # all of it, or the session stops
     if not _isatty(stdout):
-        return Screen(_writer(stdout))
+        return Screen(write)
     capable = env.get("TERM", "").strip().lower() not in _DUMB_TERMINALS
     color = capable and not env.get("NO_COLOR")
-    return Screen(_writer(stdout), terminal=capable, color=color, width=_width(stdout, env))
+    width = functools.partial(_width, stdout, env)
+    return Screen(write, terminal=capable, color=color, width=width)
 
 
 _DUMB_TERMINALS = frozenset({"dumb", "unknown"})
 
 
-def _width(stdout: IO[str], env: Mapping[str, str]) -> Callable[[], int]:
-    """The terminal's width, read when asked (a window may be resized); COLUMNS wins."""
-
-    def width() -> int:
-        if (columns := env.get("COLUMNS", "").strip()).isdigit() and int(columns) > 0:
-            return int(columns)
-        try:
-            return os.get_terminal_size(stdout.fileno()).columns
-        except (AttributeError, OSError, ValueError):
-            return 80
-
-    return width
-
-
-def _writer(stream: IO[str]) -> Callable[[str], None]:
-    """All of each piece, flushed; a reader that left stops the session (`write_out`)."""
-
-    def write(text: str) -> None:
-        write_out(stream, text)
-
-    return write
+def _width(stdout: IO[str], env: Mapping[str, str]) -> int:
+    """The terminal's width, read each time (a window may be resized); COLUMNS wins."""
+    if (columns := env.get("COLUMNS", "").strip()).isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(stdout.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 80
 
 
 def _isatty(stream: IO[str]) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import unquote, unquote_plus, urlsplit
 
 from agent import DEFAULT_MODEL  # there, `agent --help` can show it without loading this
 from errors import MIN_SECRET_LENGTH, BadSetting
@@ -93,8 +93,11 @@ class Settings:
         forced = offline or env.get("AGENT_OFFLINE", "").strip().lower() in _TRUE
         offline = forced or api_key is None
         base_url = env.get("ANTHROPIC_BASE_URL", "").strip() or None
-        if offline and base_url is not None and not _is_http_url(base_url):
-            base_url = None  # offline never calls it: not worth refusing to start over
+        if offline and base_url is not None:  # never called: not worth refusing to start over
+            try:
+                check_http_url("ANTHROPIC_BASE_URL", base_url)
+            except BadSetting:
+                base_url = None
         return cls(
             api_key=api_key,
             base_url=base_url,
@@ -104,11 +107,13 @@ class Settings:
             log_file=env.get("AGENT_LOG_FILE", "").strip() or None,
             endpoints=Endpoints.from_env(env, lenient=offline),
             verbose=verbose,
-            model_timeout_s=_seconds(env, "AGENT_MODEL_TIMEOUT", DEFAULT_MODEL_TIMEOUT_S),
-            model_stall_s=_seconds(env, "AGENT_MODEL_STALL_TIMEOUT", DEFAULT_MODEL_STALL_S),
-            turn_timeout_s=_seconds(env, "AGENT_TURN_TIMEOUT", DEFAULT_TURN_TIMEOUT_S),
+            model_timeout_s=_number(env, "AGENT_MODEL_TIMEOUT", DEFAULT_MODEL_TIMEOUT_S),
+            model_stall_s=_number(env, "AGENT_MODEL_STALL_TIMEOUT", DEFAULT_MODEL_STALL_S),
+            turn_timeout_s=_number(env, "AGENT_TURN_TIMEOUT", DEFAULT_TURN_TIMEOUT_S),
             state_url=env.get("AGENT_STATE_URL", "").strip() or None,
-            model_rpm=_rate(env, "AGENT_MODEL_RPM"),
+            model_rpm=_number(
+                env, "AGENT_MODEL_RPM", 0.0, "must be a number of requests a minute (0: no limit)"
+            ),
             history=env.get("AGENT_HISTORY", "").strip().lower() not in _FALSE,
         )
 
@@ -133,17 +138,14 @@ class Settings:
         )
 
 
-def _is_http_url(url: str) -> bool:
-    try:
-        check_http_url("ANTHROPIC_BASE_URL", url)
-    except BadSetting:
-        return False
-    return True
-
-
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    """A positive, finite number of seconds from `env[name]` (unset or empty: `default`);
-    anything else is `BadSetting` naming the variable."""
+def _number(
+    env: Mapping[str, str],
+    name: str,
+    default: float,
+    problem: str = "must be a positive number of seconds",
+) -> float:
+    """A finite number from `env[name]`, positive or the default itself (unset or empty: the
+    default; 0 requests a minute means no limit); anything else is `BadSetting(name, problem)`."""
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -151,21 +153,8 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise BadSetting(name, "must be a positive number of seconds")
-    return value
-
-
-def _rate(env: Mapping[str, str], name: str) -> float:
-    """A finite number of requests a minute from `env[name]`, 0 (unset) meaning no limit;
-    anything else is `BadSetting` naming the variable."""
-    raw = env.get(name, "").strip()
-    try:
-        value = float(raw) if raw else 0.0
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise BadSetting(name, "must be a number of requests a minute (0: no limit)")
+    if not (math.isfinite(value) and (value > 0 or value == default)):
+        raise BadSetting(name, problem)
     return value
 
 
@@ -220,5 +209,4 @@ def _url_secrets(url: str) -> Iterator[str]:
         _, _, raw = pair.partition("=")
         if raw:
             yield raw
-    for _, value in parse_qsl(parts.query, keep_blank_values=False):
-        yield value
+            yield unquote_plus(raw)

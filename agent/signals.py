@@ -24,7 +24,6 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from types import FrameType
 from typing import IO, Any
 
 __all__ = [
@@ -59,23 +58,13 @@ def stop(signum: int) -> None:
     nothing more is read from stdin. The first reason given is kept for `exit_code`."""
     if _reason.signum is None:
         _reason.signum = signum
-        _end_input()
+        # A prompt reads the end of input at once, even when `input` dropped the
+        # KeyboardInterrupt (it clears one raised as it flushes stdout, just before it reads).
+        silence(sys.stdin)
     handler = signal.getsignal(signal.SIGINT)
     if not callable(handler):  # SIGINT ignored (a background job): still end, as Python would
         handler = signal.default_int_handler
     handler(signal.SIGINT, None)
-
-
-def _end_input() -> None:
-    """Point stdin at /dev/null: nothing more is read once a command is stopping. A prompt
-    then reads the end of input at once, even when `input` dropped the KeyboardInterrupt (it
-    clears one raised while it flushes stdout, just before it reads)."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor: nothing to do
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        try:
-            os.dup2(devnull, sys.stdin.fileno())
-        finally:
-            os.close(devnull)
 
 
 def stopped_by() -> int | None:
@@ -101,17 +90,13 @@ def stopping_on_signals() -> Iterator[None]:
             if signal.getsignal(signum) == signal.SIG_IGN:
                 continue
             with contextlib.suppress(ValueError, OSError):
-                previous[signum] = signal.signal(signum, _on_signal)
+                previous[signum] = signal.signal(signum, lambda number, _frame: stop(number))
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
         _reason.signum = None
-
-
-def _on_signal(signum: int, _frame: FrameType | None) -> None:
-    stop(signum)
 
 
 def write_out(stream: IO[str], text: str) -> None:
@@ -161,10 +146,10 @@ def _wait_until_writable(binary: Any) -> None:
 
 
 def silence(stream: IO[str]) -> None:
-    """Point `stream`'s descriptor at /dev/null, so that what is still buffered, and anything
-    written later, goes nowhere quietly (at exit too) once its reader has gone."""
+    """Point `stream`'s descriptor at /dev/null: what is still buffered, and anything written
+    later, goes nowhere quietly (at exit too) once its reader has gone; a read finds the end."""
     with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor: nothing to do
-        devnull = os.open(os.devnull, os.O_WRONLY)
+        devnull = os.open(os.devnull, os.O_RDWR)
         try:
             os.dup2(devnull, stream.fileno())
         finally:

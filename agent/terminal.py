@@ -38,7 +38,6 @@ __all__ = [
     "styled",
 ]
 
-_ESC = "\x1b"
 # An escape sequence, whole: CSI with its parameters; OSC, DCS, SOS, PM and APC strings up to
 # their terminator (BEL or ST), or to the end if none; the C1 forms of those introducers
 # (U+009B CSI, U+009D OSC, …); and any other two-character escape.
