@@ -25,7 +25,7 @@ import re
 import socket
 import zlib
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import anthropic
 import httpx2
@@ -172,10 +172,9 @@ READ_TIMEOUT_S = 15.0  # a dead endpoint is reported after two attempts: about 3
 _PROMPT_TOO_LONG = re.compile(r"prompt is too long", re.IGNORECASE)
 
 
-def http_timeout(
-    read_s: float = READ_TIMEOUT_S, connect_s: float = CONNECT_TIMEOUT_S
-) -> httpx2.Timeout:
+def http_timeout(read_s: float = READ_TIMEOUT_S) -> httpx2.Timeout:
     """The per-step timeouts of one model request."""
+    connect_s = CONNECT_TIMEOUT_S  # opening a connection, or waiting for one from the pool
     return httpx2.Timeout(connect=connect_s, read=read_s, write=read_s, pool=connect_s)
 
 
@@ -185,22 +184,22 @@ def new_client(
     base_url: str | None = None,
     transport: httpx2.AsyncBaseTransport | None = None,
     timeout: httpx2.Timeout | None = None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> anthropic.AsyncAnthropic:
-    """An SDK client with its retries off and every answer capped at `max_bytes`, on
+    """An SDK client with its retries off and every answer capped at `DEFAULT_MAX_BYTES`, on
     `transport` (default: the network) wrapped in `CappedTransport`; build one per process
     and share it (it is costly)."""
+    timeout = timeout or http_timeout()
     return anthropic.AsyncAnthropic(
         api_key=api_key,
         base_url=base_url,
-        max_retries=0,  # one retry layer: agent.model_call's
-        timeout=timeout or http_timeout(),
-        http_client=_http_client(transport, timeout or http_timeout(), max_bytes),
+        max_retries=0,  # one retry layer: agent.models.ModelCaller's
+        timeout=timeout,
+        http_client=_http_client(transport, timeout),
     )
 
 
 def _http_client(
-    transport: httpx2.AsyncBaseTransport | None, timeout: httpx2.Timeout, max_bytes: int
+    transport: httpx2.AsyncBaseTransport | None, timeout: httpx2.Timeout
 ) -> httpx2.AsyncClient:
     """The SDK's own defaults (connection limits, redirects, TCP keep-alive, proxies from the
     environment), every transport capped."""
@@ -211,12 +210,10 @@ def _http_client(
             mounts[pattern] = (
                 None
                 if proxy is None
-                else CappedTransport(
-                    httpx2.AsyncHTTPTransport(proxy=proxy, **_network()), max_bytes
-                )
+                else CappedTransport(httpx2.AsyncHTTPTransport(proxy=proxy, **_network()))
             )
     return anthropic.DefaultAsyncHttpxClient(
-        transport=CappedTransport(transport, max_bytes), mounts=mounts, timeout=timeout
+        transport=CappedTransport(transport), mounts=mounts, timeout=timeout
     )
 
 
@@ -247,54 +244,47 @@ class ClaudeModel:
         timeout: httpx2.Timeout | None = None,
         client: anthropic.AsyncAnthropic | None = None,
     ) -> None:
-        self.model = model
         self.name = model  # the timeline's source: which model answered, or failed
         self._owns_client = client is None
         timeout = timeout or http_timeout()
+        # The SDK client this model calls through (for a second model to share).
+        self.client: anthropic.AsyncAnthropic
         if client is None:
-            self._client = new_client(
+            self.client = new_client(
                 api_key=api_key, base_url=base_url, transport=transport, timeout=timeout
             )
         elif client.max_retries == 0 and client.timeout == timeout:
-            self._client = client  # as `new_client` makes it: used as it is
+            self.client = client  # as `new_client` makes it: used as it is
         else:  # a copy on the same connections: the shared one may have retries on
-            self._client = client.with_options(max_retries=0, timeout=timeout)
-
-    @property
-    def client(self) -> anthropic.AsyncAnthropic:
-        """The SDK client this model calls through (for a second model to share)."""
-        return self._client
+            self.client = client.with_options(max_retries=0, timeout=timeout)
 
     async def create(self, request: ModelRequest) -> Reply:
         """One whole reply; raises the SDK's exceptions, or ours (see the module's doc).
         Progress is reported when the request goes out and, streaming, for each event that
         brings something new (`_news`); a whole answer brings its news all at once, at its
         end."""
-        params = self._params(request)
-        progress = request.on_progress or _nothing
+        params: dict[str, Any] = {
+            "model": self.name,
+            "max_tokens": request.max_tokens,
+            "messages": list(request.messages),
+            "system": request.system or omit,
+            "tools": list(request.tools) if request.tools else omit,
+            "tool_choice": request.tool_choice or omit,
+        }
+        progress = request.on_progress or (lambda: None)
         progress()
         with _translated():
             if request.on_text is None:
-                answer: object = await self._client.messages.create(**params)
+                answer: object = await self.client.messages.create(**params)
             else:
-                async with self._client.messages.stream(**params) as stream:
+                async with self.client.messages.stream(**params) as stream:
                     answer = await _streamed(stream, request.on_text, progress)
         return to_reply(_checked(answer))
 
     async def aclose(self) -> None:
         """Close the SDK's HTTP client, unless it is a shared one."""
         if self._owns_client:
-            await self._client.close()
-
-    def _params(self, request: ModelRequest) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "max_tokens": request.max_tokens,
-            "messages": list(request.messages),
-            "system": request.system or omit,
-            "tools": list(request.tools) if request.tools else omit,
-            "tool_choice": request.tool_choice if request.tool_choice else omit,
-        }
+            await self.client.close()
 
 
 async def _streamed(stream: AsyncMessageStream, on_text: TextSink, progress: Progress) -> object:
@@ -312,10 +302,6 @@ async def _streamed(stream: AsyncMessageStream, on_text: TextSink, progress: Pro
         return await stream.get_final_message()
     except AssertionError as exc:  # the SDK asserts it saw a message_start: not SSE at all
         raise BadUpstreamData("a 200 stream without any message events", source=SOURCE) from exc
-
-
-def _nothing() -> None:
-    return None
 
 
 # What a delta carries, by its type; the SDK repeats each delta as one of the events in
@@ -353,25 +339,20 @@ def _translated() -> Iterator[None]:
 
 
 def _checked(answer: object) -> Message:
-    """`answer` if it is a whole message the loop can read, else `BadUpstreamData`."""
-    problem = _problem(answer)
-    if problem is not None:
-        raise BadUpstreamData(f"a 200 answer that is {problem}", source=SOURCE)
-    return cast("Message", answer)
-
-
-def _problem(answer: object) -> str | None:
-    """What keeps `answer` from being read as a message, or None (the SDK validates nothing)."""
+    """`answer` if it is a whole message the loop can read, else `BadUpstreamData` saying what
+    keeps it from being read as one (the SDK validates nothing)."""
+    content: object = getattr(answer, "content", None)  # any JSON may be here
     if not isinstance(answer, Message):
-        return f"not a message but {type(answer).__name__}"
-    if answer.stop_reason is None:
-        return "a message without a stop_reason (cut before its end)"
-    content: object = answer.content  # any JSON may be here
-    if not isinstance(content, list):
-        return "a message without a content list"
-    if not all(_readable(block) for block in content):
-        return "a message with a malformed text or tool_use block"
-    return None
+        problem = f"not a message but {type(answer).__name__}"
+    elif answer.stop_reason is None:
+        problem = "a message without a stop_reason (cut before its end)"
+    elif not isinstance(content, list):
+        problem = "a message without a content list"
+    elif not all(_readable(block) for block in content):
+        problem = "a message with a malformed text or tool_use block"
+    else:
+        return answer
+    raise BadUpstreamData(f"a 200 answer that is {problem}", source=SOURCE)
 
 
 # The fields the loop reads, by block type; other block types are passed back as they came.
@@ -384,9 +365,9 @@ _FIELDS: dict[str, dict[str, type]] = {
 def _readable(block: object) -> bool:
     """A block has a type; text and tool_use blocks have the fields the loop reads."""
     kind = getattr(block, "type", None)
-    expected = _FIELDS.get(kind, {}) if isinstance(kind, str) else None
-    if expected is None:
+    if not isinstance(kind, str):
         return False
+    expected = _FIELDS.get(kind, {})
     return all(isinstance(getattr(block, key, None), t) for key, t in expected.items())
 
 

@@ -161,24 +161,17 @@ class Conversation:
 
     def add_reply(self, reply: Reply) -> bool:
         """A model reply, its blocks as the API sent them bar blank text; False if none."""
-        blocks = reply.params
-        return self._add_assistant([b for b in blocks if not _blank(b)])
+        return self._add_assistant([b for b in reply.params if not _blank(b)])
 
     def add_assistant_text(self, text: str) -> bool:
         """An answer the agent phrased itself (when the model could not be asked again)."""
         return self._add_assistant(_text_blocks(text))
 
-    def reset(self) -> None:
-        """Start over."""
-        self._messages.clear()
-        self._reported_tokens = 0
-
     def note_usage(self, input_tokens: int, *, overhead_chars: int = 0) -> None:
         """The API's count of the tokens in the last request made on this history, less the
         part no trimming can shrink (the system prompt and the tool definitions, estimated
         from `overhead_chars`): a large MCP toolset must not push every turn out."""
-        overhead = overhead_chars // CHARS_PER_TOKEN
-        self._reported_tokens = max(0, input_tokens - overhead)
+        self._reported_tokens = max(0, input_tokens - overhead_chars // CHARS_PER_TOKEN)
 
     def tokens(self) -> int:
         """The history's size in tokens, estimated (see the module's doc)."""
@@ -218,11 +211,8 @@ class Conversation:
     def _add_user(self, blocks: Sequence[ContentBlockParam]) -> None:
         if not blocks:
             return
-        if self._messages and self._messages[-1]["role"] == "user":
-            last = self._messages[-1]
-            merged = [*_as_blocks(last["content"]), *blocks]
-            self._messages[-1] = {"role": "user", "content": merged}
-            return
+        if self._messages and self._messages[-1]["role"] == "user":  # merged into it
+            blocks = [*_as_blocks(self._messages.pop()["content"]), *blocks]
         self._messages.append({"role": "user", "content": list(blocks)})
 
 

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import structlog
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agent.log import redact_value
 from errors import error_to_action, redact
 from tools.files import NotPrivate, open_private
 
@@ -92,6 +93,7 @@ CREATE TABLE messages (
 CREATE INDEX conversations_by_update ON conversations(updated);
 """
 _TABLES = {"conversations", "messages"}
+_CANNOT_SAVE = "Conversations can't be saved in {}; this one will not be kept."
 
 
 def data_folder() -> Path:
@@ -137,10 +139,12 @@ class _Message(BaseModel):
 class History:
     """The store of saved conversations; `open` never raises, `notice` says what went wrong."""
 
-    def __init__(self, path: Path | None, connection: sqlite3.Connection | None) -> None:
+    def __init__(
+        self, path: Path | None, connection: sqlite3.Connection | None, notice: str | None = None
+    ) -> None:
         self.path = path
         self._db = connection
-        self.notice: str | None = None  # one plain sentence for the person, if something failed
+        self.notice = notice  # one plain sentence for the person, if something failed
 
     @classmethod
     def open(cls, folder: Path | None = None) -> History:
@@ -151,17 +155,11 @@ class History:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             connection, notice = _connect(path)
         except (OSError, sqlite3.Error) as error:
-            store = cls(None, None)
-            why = f" ({error})" if isinstance(error, NotPrivate) else ""  # our own words
-            store.notice = (
-                f"Conversations can't be saved in {folder}{why}; this one will not be kept."
-            )
             failure = error_to_action(error, "opening the saved conversations")
             log.warning("history.unavailable", path=str(path), **failure.log_fields())
-            return store
-        store = cls(path, connection)
-        store.notice = notice
-        return store
+            why = f" ({error})" if isinstance(error, NotPrivate) else ""  # our own words
+            return cls(None, None, _CANNOT_SAVE.format(f"{folder}{why}"))
+        return cls(path, connection, notice)
 
     @property
     def available(self) -> bool:
@@ -231,7 +229,7 @@ class History:
         """Delete the conversation `prefix` names; its whole id. `NoSuchConversation` if none."""
         saved, _ = self.resume(prefix)
         assert self._db is not None
-        with self._transaction() as db:
+        with _transaction(self._db) as db:
             db.execute("DELETE FROM conversations WHERE id = ?", (saved.id,))
         return saved.id
 
@@ -243,17 +241,17 @@ class History:
         if self._db is None or not messages:
             return False
         rows = [
-            (m["role"], json.dumps(_masked(m["content"]), ensure_ascii=False)) for m in messages
+            (m["role"], json.dumps(redact_value(m["content"]), ensure_ascii=False))
+            for m in messages
         ]
         now = time.time()
         try:
-            with self._transaction() as db:
+            with _transaction(self._db) as db:
                 if not saved.exists:
-                    question = _question(messages)
                     db.execute(
                         "INSERT INTO conversations (id, started, updated, model, first_question)"
                         " VALUES (?, ?, ?, ?, ?)",
-                        (saved.id, now, now, saved.model, question),
+                        (saved.id, now, now, saved.model, _question(messages)),
                     )
                 (turns, last) = db.execute(
                     "SELECT c.turns, (SELECT coalesce(max(seq), 0) FROM messages m"
@@ -275,18 +273,6 @@ class History:
             return False
         saved.exists = True
         return True
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any error: all of it or none."""
-        assert self._db is not None
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
 
     def _failed(self, error: BaseException) -> None:
         failure = error_to_action(error, "saving a turn of the conversation")
@@ -317,9 +303,7 @@ class History:
         try:
             self._db, self.notice = _started_again(self.path)
         except (OSError, sqlite3.Error):
-            self.notice = (
-                f"Conversations can't be saved in {self.path.parent}; this one will not be kept."
-            )
+            self.notice = _CANNOT_SAVE.format(self.path.parent)
 
 
 class Saved:
@@ -337,9 +321,7 @@ class Saved:
 
     def turns(self) -> list[Turn]:
         """The saved turns, as question and answer text, for `/history`."""
-        if not self.exists or self.history._db is None:
-            return []
-        return turns_of(self.history.messages(self.id))
+        return turns_of(self.history.messages(self.id)) if self.exists else []
 
 
 def turns_of(messages: Sequence[MessageParam]) -> list[Turn]:
@@ -350,7 +332,8 @@ def turns_of(messages: Sequence[MessageParam]) -> list[Turn]:
     for message in messages:
         blocks = _blocks(message["content"])
         texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
-        if message["role"] == "user" and texts and not _answers_tools(blocks):
+        answers_tools = any(b.get("type") == "tool_result" for b in blocks)
+        if message["role"] == "user" and texts and not answers_tools:
             if question is not None:
                 turns.append(Turn(question, answer))
             question, answer = "\n".join(texts), ""
@@ -424,7 +407,8 @@ def _configure(db: sqlite3.Connection) -> None:
 def _version(db: sqlite3.Connection) -> int:
     """Our schema's version; 0 for an empty file; -1 for a database that is not ours. Only
     the header and the schema are read: a page damaged further in is found when a statement
-    meets it (`History._unless_damaged`), so opening costs the same however long the history."""
+    meets it (`History._rows`, `History._failed`), so opening costs the same however long the
+    history."""
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if version == 0:
@@ -436,12 +420,19 @@ def _version(db: sqlite3.Connection) -> int:
 
 def _create(db: sqlite3.Connection) -> None:
     """The schema, in one transaction (a crash leaves an empty file, made again next time)."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(db):
         if int(db.execute("PRAGMA user_version").fetchone()[0]) == 0:  # not made meanwhile
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any error: all of it or none."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
     except BaseException:
         db.execute("ROLLBACK")
         raise
@@ -460,17 +451,6 @@ def _move_aside(path: Path) -> Path:
 # --- what is written ----------------------------------------------------------------------------
 
 
-def _masked(value: Any) -> Any:
-    """`value` with every string masked (`errors.redact`), keys and structure kept."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {key: _masked(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_masked(item) for item in value]
-    return value
-
-
 def _question(messages: Sequence[MessageParam]) -> str:
     """The turn's question, masked and on one line, for the listing."""
     for message in messages:
@@ -486,10 +466,6 @@ def _blocks(content: object) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [dict(block) for block in content] if isinstance(content, list) else []
-
-
-def _answers_tools(blocks: list[dict[str, Any]]) -> bool:
-    return any(block.get("type") == "tool_result" for block in blocks)
 
 
 def _whole_turns(messages: list[MessageParam]) -> list[MessageParam]:

@@ -47,6 +47,7 @@ __all__ = [
     "configure_logging",
     "open_log",
     "redact_event",
+    "redact_value",
     "shared_processors",
 ]
 
@@ -75,16 +76,17 @@ def open_log(path: str, notice: IO[str]) -> IO[str] | None:
 
 def redact_event(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:
     """Mask secrets in every string value of an event, however deeply nested."""
-    return {key: _redact_value(value) for key, value in event.items()}
+    return {key: redact_value(value) for key, value in event.items()}
 
 
-def _redact_value(value: Any) -> Any:
+def redact_value(value: Any) -> Any:
+    """`value` with every string masked (`errors.redact`), keys and structure kept."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, Mapping):
-        return {k: _redact_value(v) for k, v in value.items()}
+        return {k: redact_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_redact_value(v) for v in value]
+        return [redact_value(v) for v in value]
     return value
 
 
@@ -123,7 +125,8 @@ class LogSinks:
         dropped = []
         if self._file is not None and not _wrote(self._file, lambda: _json_line(event)):
             dropped.append("file")
-            _close_quietly(self._file)
+            with contextlib.suppress(OSError, ValueError):  # its buffer is lost with it
+                self._file.close()
             self._file = None
             _write_quietly(self._notice, DROPPED_NOTICE + "\n")
         if self._console is not None and not _wrote(
@@ -162,12 +165,6 @@ def _write_quietly(stream: IO[str] | None, text: str) -> None:
         with contextlib.suppress(OSError, ValueError):
             stream.write(text)
             stream.flush()
-
-
-def _close_quietly(stream: IO[str]) -> None:
-    """Close a failed sink; its buffer cannot be written either, so it is discarded."""
-    with contextlib.suppress(OSError, ValueError):
-        stream.close()
 
 
 def configure_logging(

@@ -41,7 +41,9 @@ from agent.models import (
     Reply,
     TextSink,
     ToolCall,
+    Usage,
     provider,
+    response_attributes,
 )
 from agent.settings import DEFAULT_TURN_TIMEOUT_S
 from agent.tool_round import ToolRound, plan_calls, result_block, unique_ids
@@ -183,27 +185,18 @@ class Turn:
         calls, the tokens of them all (when the model counted any)."""
         if not span.recording:
             return
-        counted = self._tokens_in or self._tokens_out
-        span.set(
-            {
-                "agent.answered": answer.answered,
-                "agent.model_calls": answer.model_calls,
-                "gen_ai.response.model": answer.model,
-                "gen_ai.response.finish_reasons": [answer.stop_reason]
-                if answer.stop_reason
-                else None,
-                "gen_ai.usage.input_tokens": self._tokens_in if counted else None,
-                "gen_ai.usage.output_tokens": self._tokens_out if counted else None,
-            }
-        )
+        usage = Usage(self._tokens_in, self._tokens_out)
+        span.set({"agent.answered": answer.answered, "agent.model_calls": answer.model_calls})
+        span.set(response_attributes(answer.model, answer.stop_reason, usage))
         if tracing.capture_content():
             span.set({"gen_ai.output.messages": _messages("assistant", answer.text)})
         if not answer.answered and answer.error is not None:
             span.fail(answer.error)
 
     async def _run(self, question: str) -> Answer:
-        if len(question) > self._limits.question_chars:
-            return self._too_long(question)
+        if len(question) > self._limits.question_chars:  # refused, nothing sent
+            record = records.too_long(len(question), self._limits.question_chars)
+            return self._unanswered("agent.question_too_long", record, chars=len(question))
         limit = self._limits.turn_time_s()
         self._deadline = Deadline.after(limit, self._caller.engine.policy.clock)
         self._keep_history_in_bounds()
@@ -214,16 +207,8 @@ class Turn:
                 return await self._loop()
             except ModelUnavailable as exc:
                 if self._deadline.remaining() > 0:
-                    return self._answer(exc.sentence, None, answered=False, error=exc.result)
-                record = records.out_of_time(limit)
-                log.warning("agent.turn_timed_out", **record.log_fields())
-                return self._answer(record.user_message, None, answered=False, error=record)
-
-    def _too_long(self, question: str) -> Answer:
-        """A question past the cap: refused, nothing sent, the history as it was."""
-        record = records.too_long(len(question), self._limits.question_chars)
-        log.warning("agent.question_too_long", chars=len(question), **record.log_fields())
-        return self._answer(record.user_message, None, answered=False, error=record)
+                    return self._answer(exc.sentence, None, error=exc.result)
+                return self._unanswered("agent.turn_timed_out", records.out_of_time(limit))
 
     def _keep_history_in_bounds(self) -> None:
         """Before the question: the oldest whole turns dropped until the history fits."""
@@ -259,8 +244,8 @@ class Turn:
                 return self._finish(reply, records.BROKE_OFF)
             case "refusal":
                 return self._refused(reply)
-            case "model_context_window_exceeded":
-                return self._context_full(reply)
+            case "model_context_window_exceeded":  # earlier turns dropped, or it says so
+                return None if self._trim() else self._finish(reply, records.CONTEXT_FULL)
         return self._finish(reply)
 
     async def _ask(self, tool_choice: ToolChoiceParam | None = None) -> Reply:
@@ -307,13 +292,12 @@ class Turn:
 
     async def _run_tools(self, reply: Reply) -> Answer | None:
         """At most `max_tool_calls` of the reply's calls run; every kept `tool_use` gets
-        exactly one `tool_result` (see `agent.fanout`)."""
+        exactly one `tool_result` (see `agent.tool_round`)."""
         fan = plan_calls(reply, self._limits.max_tool_calls)
         self._conversation.add_reply(fan.reply)
-        done = await self._tools.run(fan.run, deadline=self._deadline)
-        results = fan.results(done.results)
-        self._timeline.extend(done.attempts)
-        self._a_call_failed |= any(result.get("is_error") for result in done.results)
+        ran = await self._tools.run(fan.run, self._timeline, deadline=self._deadline)
+        results = fan.results(ran)
+        self._a_call_failed |= any(result.get("is_error") for result in ran)
         self._results.extend(results)
         self._conversation.add_tool_results(results)
         return await self._wrap_up() if self._tools.stuck else None
@@ -336,10 +320,13 @@ class Turn:
         return self._finish(reply)
 
     def _finish(self, reply: Reply, note: str = "", *, replace: bool = False) -> Answer:
-        said = PARAGRAPH.join([*self._paused_text, *([reply.text] if reply.text else [])])
-        text = note if replace else _joined(said, note)
-        if not text:
-            return self._unanswered(reply)
+        """The turn's answer: what the paused replies and `reply` said, then `note` (or only
+        `note`, to `replace` a reply not fit to show)."""
+        parts = [note] if replace else [*self._paused_text, reply.text, note]
+        text = PARAGRAPH.join(part for part in parts if part)
+        if not text:  # no answer, and the exchange is not kept
+            stop = reply.stop_reason
+            return self._unanswered("agent.empty_answer", records.EMPTY, stop, stop_reason=stop)
         self._keep(reply, note)
         if note and self._on_text is not None:
             self._on_text(f"\n{note}\n")
@@ -357,21 +344,12 @@ class Turn:
         elif not kept:
             self._conversation.add_assistant_text(note)
 
-    def _unanswered(self, reply: Reply) -> Answer:
-        """A reply with no text to show: no answer, and the exchange is not kept."""
-        empty = records.EMPTY
-        log.warning("agent.empty_answer", stop_reason=reply.stop_reason, **empty.log_fields())
-        return self._answer(empty.user_message, reply.stop_reason, answered=False, error=empty)
-
     def _refused(self, reply: Reply) -> Answer:
         """A refusal is passed on; the refused exchange is not kept."""
         text = reply.text or reply.refusal or records.REFUSED
         if not reply.text and self._on_text is not None:
             self._on_text(text)
         return self._answer(text, "refusal")
-
-    def _context_full(self, reply: Reply) -> Answer | None:
-        return None if self._trim() else self._finish(reply, records.CONTEXT_FULL)
 
     def _trim(self) -> bool:
         """Drop the turns before this one (the history no longer fits); False if none."""
@@ -382,14 +360,18 @@ class Turn:
         log.info("agent.history_trimmed", dropped_before=dropped)
         return True
 
-    def _answer(
-        self,
-        text: str,
-        stop_reason: str | None,
-        *,
-        answered: bool = True,
-        error: ErrorAction | None = None,
+    def _unanswered(
+        self, event: str, record: ErrorAction, stop_reason: str | None = None, /, **fields: object
     ) -> Answer:
+        """No answer: `record`'s sentence, the failure logged once as `event`."""
+        log.warning(event, **fields, **record.log_fields())
+        return self._answer(record.user_message, stop_reason, error=record)
+
+    def _answer(
+        self, text: str, stop_reason: str | None, error: ErrorAction | None = None
+    ) -> Answer:
+        """The turn's outcome: answered, unless `error` says why not."""
+        answered = error is None
         log.info("agent.turn_finished", answered=answered, model_calls=self._calls)
         return Answer(
             text=text,
@@ -419,7 +401,3 @@ def _not_run(use: ToolCall) -> ToolResultBlockParam:
 
 def _messages(role: str, text: str) -> str:
     return tracing.as_json([{"role": role, "parts": [{"type": "text", "content": text}]}])
-
-
-def _joined(text: str, note: str) -> str:
-    return f"{text}\n\n{note}".strip() if note else text

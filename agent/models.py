@@ -5,7 +5,7 @@ model, or a fault-injecting wrapper; it answers with the agent's own light `Repl
 offline mode never imports the anthropic SDK. Every block is kept as the API sent it and goes
 back unchanged in the next request (`to_param`): text with its citations, tool calls,
 thinking with its signature, server tools' blocks, and any field this SDK version does not
-know. What a person is shown of several text blocks is `shown_text`.
+know. What a person is shown of several text blocks is `Reply.text`.
 
 The call: `ModelCaller` makes each model a source of the resilience engine, so its failures
 are classified by error-to-action and retried within `MODEL_POLICY` (more patient than a
@@ -36,11 +36,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import importlib
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 import structlog
@@ -93,7 +95,7 @@ __all__ = [
     "Usage",
     "model_policy",
     "provider",
-    "shown_text",
+    "response_attributes",
 ]
 
 
@@ -178,8 +180,16 @@ class Reply:
 
     @property
     def text(self) -> str:
-        """The text a person is shown (`shown_text`), stripped."""
-        return shown_text(self.content)
+        """The text as a person reads it: text blocks in a row joined as they are (the API
+        splits a sentence where a citation starts), runs of text that other blocks separate
+        set apart by `PARAGRAPH`, as pydantic-ai's `ModelResponse.text` does (the SDK's
+        `get_final_text` joins them with nothing: "…a few searches:Now let me look…"); each
+        run stripped."""
+        runs = groupby(self.content, key=lambda block: isinstance(block, Text))
+        texts = (
+            "".join(b.text for b in run if isinstance(b, Text)) for is_text, run in runs if is_text
+        )
+        return PARAGRAPH.join(text.strip() for text in texts if text.strip())
 
 
 # --- the seam: one request in, one reply out ----------------------------------------------------
@@ -194,25 +204,8 @@ CUT_OFF = "cut_off"
 PARAGRAPH = "\n\n"
 
 
-def shown_text(blocks: Iterable[Block]) -> str:
-    """The text of `blocks` as a person reads it: text blocks in a row joined as they are
-    (the API splits a sentence where a citation starts), runs of text that other blocks
-    separate set apart by `PARAGRAPH`, as pydantic-ai's `ModelResponse.text` does. (The SDK's
-    `get_final_text` joins them with nothing: "…a few searches:Now let me look…".)"""
-    runs: list[str] = []
-    after_text = False
-    for block in blocks:
-        if isinstance(block, Text):
-            if after_text:
-                runs[-1] += block.text
-            else:
-                runs.append(block.text)
-        after_text = isinstance(block, Text)
-    return PARAGRAPH.join(run.strip() for run in runs if run.strip())
-
-
 class Paragraphs:
-    """Streamed text to `sink`, laid out as `shown_text` lays it out: told where each content
+    """Streamed text to `sink`, laid out as `Reply.text` lays it out: told where each content
     block starts (`block`), it sends `PARAGRAPH` before text that follows another block.
     `after_text`: text was shown before this stream began (the turn a paused reply left)."""
 
@@ -276,10 +269,7 @@ class ModelBackend(Protocol):
     bounded by the attempt's limit alone.
     """
 
-    @property
-    def name(self) -> str:
-        """The model's id, as the timeline and the log show it ("claude-sonnet-4-6")."""
-        ...
+    name: str  # the model's id, as the timeline and the log show it ("claude-sonnet-4-6")
 
     async def create(self, request: ModelRequest) -> Reply:
         """One model call."""
@@ -346,11 +336,7 @@ class _Deferred:
     def __init__(self, models: DeferredModels, index: int, name: str) -> None:
         self._models = models
         self._index = index
-        self._name = name
-
-    @property
-    def name(self) -> str:
-        return self._name
+        self.name = name
 
     async def ready(self) -> None:
         """Wait until the real model is built; a failed import is left for `create` to raise,
@@ -391,18 +377,13 @@ def model_policy(
     """`MODEL_POLICY`, on the tools policy's sleep, clock, jitter and state (where breakers
     and budgets live) when given, with `attempt_timeout_s` (AGENT_MODEL_TIMEOUT: one attempt,
     streaming included) when given, paced at `requests_per_minute` (AGENT_MODEL_RPM)."""
-    policy = dataclasses.replace(MODEL_POLICY, requests_per_minute=requests_per_minute)
+    changes: dict[str, Any] = {"requests_per_minute": requests_per_minute}
     if tools_policy is not None:
-        policy = dataclasses.replace(
-            policy,
-            sleep=tools_policy.sleep,
-            clock=tools_policy.clock,
-            rand=tools_policy.rand,
-            state=tools_policy.state,
-        )
+        shared = ("sleep", "clock", "rand", "state")
+        changes.update({name: getattr(tools_policy, name) for name in shared})
     if attempt_timeout_s is not None:
-        policy = dataclasses.replace(policy, attempt_timeout_s=attempt_timeout_s)
-    return policy
+        changes["attempt_timeout_s"] = attempt_timeout_s
+    return dataclasses.replace(MODEL_POLICY, **changes)
 
 
 KEY_PROBLEMS = {  # a key that is missing, wrong or expired: the person fixes the setup
@@ -512,8 +493,11 @@ class ModelCaller:
             outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
             timeline.extend(outcome.attempts)
             if outcome.answered and outcome.value is not None:
-                span.set(_replied(outcome.value, outcome.source))
-                return outcome.value
+                reply = outcome.value
+                model = reply.model or outcome.source
+                span.set(response_attributes(model, reply.stop_reason, reply.usage))
+                span.set({"gen_ai.response.id": reply.id or None})
+                return reply
             unavailable = _unavailable(outcome, self.base_url)
             span.fail(unavailable.result)
         raise unavailable from outcome.error
@@ -525,7 +509,7 @@ class ModelCaller:
 
 
 async def _loaded(models: Sequence[ModelBackend], deadline: Deadline | None) -> None:
-    """Wait for any model whose SDK is still loading (`agent/models/_deferred.py`) before the
+    """Wait for any model whose SDK is still loading (`DeferredModels`) before the
     first attempt: loading is not asking, so it spends no attempt's time, only the turn's (a
     load still going when that runs out is left to the engine, which reports the deadline)."""
     waits = [ready() for model in models if (ready := getattr(model, "ready", None))]
@@ -542,15 +526,15 @@ def provider(model: str) -> str:
     return "anthropic" if model.startswith("claude") else model
 
 
-def _replied(reply: Reply, source: str | None) -> tracing.Attributes:
-    """The chat span's answer, without its text: the model, the stop reason, the tokens (when
-    the model counted any: the offline scripted model does not)."""
-    usage = reply.usage
+def response_attributes(
+    model: str | None, stop_reason: str | None, usage: Usage
+) -> tracing.Attributes:
+    """A chat's or a turn's answer on its span, without its text: the model, the stop reason,
+    the tokens (when the model counted any: the offline scripted model does not)."""
     counted = bool(usage.input_tokens or usage.output_tokens)
     return {
-        "gen_ai.response.model": reply.model or source,
-        "gen_ai.response.id": reply.id or None,
-        "gen_ai.response.finish_reasons": [reply.stop_reason] if reply.stop_reason else None,
+        "gen_ai.response.model": model,
+        "gen_ai.response.finish_reasons": [stop_reason] if stop_reason else None,
         "gen_ai.usage.input_tokens": usage.input_tokens if counted else None,
         "gen_ai.usage.output_tokens": usage.output_tokens if counted else None,
     }
@@ -588,8 +572,8 @@ def _source(model: ModelBackend, request: ModelRequest, bounds: _Bounds) -> Sour
             bounds.broke_off = False
         watch = _LineWatch(request.on_text)
         whole, idle = asyncio.timeout(bounds.attempt_s), asyncio.timeout(None)
-        progress = _NoProgress(idle, bounds.stall_s)
-        asking = dataclasses.replace(request, on_text=watch.sink, on_progress=progress.note)
+        progress = functools.partial(_restart_window, idle, bounds.stall_s)
+        asking = dataclasses.replace(request, on_text=watch.sink, on_progress=progress)
         try:
             async with whole, idle:
                 return await model.create(asking)
@@ -614,30 +598,22 @@ def _source(model: ModelBackend, request: ModelRequest, bounds: _Bounds) -> Sour
     return Source(model.name, fetch)
 
 
-class _NoProgress:
-    """The no-progress window of one attempt, on the timeout scope `idle`: armed by the
-    model's first report of progress, pushed back by each later one."""
-
-    def __init__(self, idle: asyncio.Timeout, window_s: float) -> None:
-        self._idle = idle
-        self._window_s = window_s
-
-    def note(self) -> None:
-        """Something new came (or the request went out): the window starts again."""
-        if self._idle.expired():
-            return
-        with contextlib.suppress(RuntimeError):  # the attempt is over: nothing to push back
-            self._idle.reschedule(asyncio.get_running_loop().time() + self._window_s)
+def _restart_window(idle: asyncio.Timeout, window_s: float) -> None:
+    """Something new came (or the request went out): the attempt's no-progress window, the
+    timeout scope `idle`, starts again (the first report arms it)."""
+    if idle.expired():
+        return
+    with contextlib.suppress(RuntimeError):  # the attempt is over: nothing to push back
+        idle.reschedule(asyncio.get_running_loop().time() + window_s)
 
 
 class _LineWatch:
-    """Passes streamed text on, keeping what it passed (to keep an answer cut off) and
-    whether it left a line open."""
+    """Passes streamed text on, keeping what it passed (to keep an answer cut off, and to know
+    whether it left a line open)."""
 
     def __init__(self, on_text: TextSink | None) -> None:
         self.on_text = on_text
-        self.mid_line = False
-        self.shown: list[str] = []
+        self.shown: list[str] = []  # every piece passed on that was not empty
         self.sink: TextSink | None = None if on_text is None else self._pass
 
     @property
@@ -647,7 +623,6 @@ class _LineWatch:
 
     def _pass(self, text: str) -> None:
         if text:
-            self.mid_line = not text.endswith("\n")
             self.shown.append(text)
         if self.on_text is not None:
             self.on_text(text)
@@ -655,9 +630,8 @@ class _LineWatch:
     def close_line(self) -> bool:
         """After a failed attempt: "Let me" + retry reads "Let me\\nAll good.", not "Let meAll".
         Whether the attempt had shown text."""
-        if self.on_text is not None and self.mid_line:
-            self.on_text("\n")
-            self.mid_line = False
+        if self.on_text is not None and self.shown and not self.shown[-1].endswith("\n"):
+            self._pass("\n")
         return self.said
 
     def cut_off(self, model: str, why: str) -> Reply:

@@ -73,15 +73,10 @@ class TracingUnavailable(Exception):
 
 def wanted(option: str | None, env: Mapping[str, str]) -> Mode | None:
     """The mode asked for: `--otel`'s, else "otlp" when an OTLP endpoint is set."""
-    if option == "console":
-        return "console"
-    if option == "otlp":
-        return "otlp"
-    if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
-        return None
-    if _endpoint(env) is not None:
-        return "otlp"
-    return None
+    if option in MODES:
+        return option
+    disabled = env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
+    return "otlp" if not disabled and _endpoint(env) is not None else None
 
 
 @dataclass(slots=True)

@@ -93,16 +93,13 @@ EMPTY = _record(
     "Do not resend as is; report no answer and let the user ask differently.",
     "the model ended its reply with no text and no tool call; turn not kept",
 )
-BUSY = ErrorAction(
-    error_type="busy",
-    user_message=(
-        "The agent is busy with other questions right now, so this one was not started; "
-        "please try again shortly."
-    ),
-    action=W,  # capacity frees up as the running questions finish
-    action_detail="Ask again in a few seconds; nothing was started for this question.",
-    retryable=True,  # by the caller, later: nothing here retries it
-    developer_note="refused by admission control: too many questions in flight and waiting",
+BUSY = _record(
+    "busy",
+    W,  # capacity frees up as the running questions finish; retryable by the caller, later
+    "The agent is busy with other questions right now, so this one was not started; please "
+    "try again shortly.",
+    "Ask again in a few seconds; nothing was started for this question.",
+    "refused by admission control: too many questions in flight and waiting",
 )
 
 

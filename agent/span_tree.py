@@ -148,9 +148,8 @@ def _started(item: _Node) -> int:
 class TreePrinter(SpanProcessor):
     """Prints each trace as a tree once its root span ends (`--otel console`)."""
 
-    def __init__(self, write: Callable[[str], object], *, durations: bool = True) -> None:
+    def __init__(self, write: Callable[[str], object]) -> None:
         self._write = write
-        self._durations = durations
         self._pending: dict[int, list[ReadableSpan]] = {}
         self._lock = threading.Lock()
 
@@ -163,13 +162,13 @@ class TreePrinter(SpanProcessor):
             if span.parent is not None and not span.parent.is_remote:
                 return
             finished = self._pending.pop(trace_id)
-        self._write(render(finished, durations=self._durations) + "\n")
+        self._write(render(finished, durations=True) + "\n")
 
     def shutdown(self) -> None:
         with self._lock:
             left, self._pending = self._pending, {}
         for spans in left.values():  # traces whose root never ended (cut short)
-            self._write(render(spans, durations=self._durations) + "\n")
+            self._write(render(spans, durations=True) + "\n")
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True

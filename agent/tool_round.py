@@ -36,7 +36,7 @@ from tools.registry import SOURCE
 if TYPE_CHECKING:
     from anthropic.types import ToolResultBlockParam
 
-__all__ = ["FanOut", "RoundResult", "ToolRound", "plan_calls", "result_block", "unique_ids"]
+__all__ = ["FanOut", "ToolRound", "plan_calls", "result_block", "unique_ids"]
 
 log = structlog.get_logger("agent")
 
@@ -56,14 +56,9 @@ class FanOut:
         """One `tool_result` per kept `tool_use`, in the reply's order: the results of the
         calls that ran (`ran`, in `run`'s order) and the refusals."""
         by_id = {call.id: block for call, block in zip(self.run, ran, strict=True)}
-        blocks = []
-        for call in self.reply.tool_calls:
-            refusal = self.refused.get(call.id)
-            if refusal is None:
-                blocks.append(by_id[call.id])
-            else:
-                blocks.append(result_block(call.id, refusal.user_message, is_error=True))
-        return blocks
+        for tool_use_id, refusal in self.refused.items():
+            by_id[tool_use_id] = result_block(tool_use_id, refusal.user_message, is_error=True)
+        return [by_id[call.id] for call in self.reply.tool_calls]
 
 
 def unique_ids(reply: Reply) -> tuple[Reply, frozenset[str]]:
@@ -96,10 +91,9 @@ def plan_calls(reply: Reply, limit: int) -> FanOut:
     if over:
         record = too_many(limit)
         refused.update(dict.fromkeys((call.id for call in over), record))
-        asked = len(reply.tool_calls)
         log.warning(
             "agent.fanout_capped",
-            asked=asked,
+            asked=len(reply.tool_calls),
             run=len(run),
             not_run=len(over),
             **record.log_fields(),
@@ -139,14 +133,6 @@ def result_block(
     return block
 
 
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """What a round produced: one `tool_result` per call, in order, and every attempt made."""
-
-    results: list[ToolResultBlockParam]
-    attempts: tuple[Event, ...]
-
-
 class ToolRound:
     """Runs tool calls for one turn, remembering which calls failed."""
 
@@ -170,16 +156,17 @@ class ToolRound:
         return any(count > self._max_repeats for count in self._failures.values())
 
     async def run(
-        self, uses: Sequence[ToolCall], *, deadline: Deadline | None = None
-    ) -> RoundResult:
-        """One `tool_result` per call, in the same order, with the attempts behind them; each
-        call cut at `timeout_s` or at `deadline` (the turn's), whichever is first."""
+        self, uses: Sequence[ToolCall], timeline: list[Event], *, deadline: Deadline | None = None
+    ) -> list[ToolResultBlockParam]:
+        """One `tool_result` per call, in the same order, the attempts behind them added to
+        `timeline`; each call cut at `timeout_s` or at `deadline` (the turn's), whichever is
+        first."""
         timeout = (
             self._timeout_s if deadline is None else min(self._timeout_s, deadline.remaining())
         )
         done = await asyncio.gather(*(self._one(use, timeout) for use in uses))
-        attempts = tuple(attempt for _, result in done for attempt in result)
-        return RoundResult([block for block, _ in done], attempts)
+        timeline.extend(attempt for _, attempts in done for attempt in attempts)
+        return [block for block, _ in done]
 
     async def _one(
         self, use: ToolCall, timeout_s: float
@@ -212,45 +199,41 @@ class ToolRound:
     async def _dispatch(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:
         """The registry's result, bounded by `timeout_s` (the registry's job, not ours),
         once the agent's gate lets the call through (the wait counts against `timeout_s`)."""
-        if self._gate is None:
-            return await self._dispatch_now(name, tool_input, timeout_s)
-        loop = asyncio.get_running_loop()
-        until = loop.time() + timeout_s
-        try:
-            async with asyncio.timeout_at(until):
-                await self._gate.acquire()
-        except TimeoutError:
-            late = DeadlineExceeded("no tool slot came free before the turn's time ran out")
-            return self._failed(name, late, "tool.timed_out", "waiting for a free tool slot")
-        try:
-            return await self._dispatch_now(name, tool_input, max(0.0, until - loop.time()))
-        finally:
-            self._gate.release()
-
-    async def _dispatch_now(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:
+        if self._gate is not None:
+            loop = asyncio.get_running_loop()
+            until = loop.time() + timeout_s
+            try:
+                async with asyncio.timeout_at(until):
+                    await self._gate.acquire()
+            except TimeoutError:
+                late = DeadlineExceeded("no tool slot came free before the turn's time ran out")
+                return self._failed(name, late, "tool.timed_out", "waiting for a free tool slot")
+            timeout_s = max(0.0, until - loop.time())
         try:
             return await self._registry.dispatch(name, tool_input, timeout_s=timeout_s)
         except Exception as exc:  # the registry never raises; should it, still answer the call
             return self._failed(name, exc, "tool.crashed", "running a tool")
+        finally:
+            if self._gate is not None:
+                self._gate.release()
 
     def _failed(self, name: str, error: Exception, event: str, activity: str) -> ToolResult:
         """A call settled here, outside the registry: classified, logged once, one attempt."""
-        verdict = classify(error, activity)
-        log.error(event, source=SOURCE, **verdict.result.log_fields())
-        result = verdict.result
+        result = classify(error, activity).result
+        log.error(event, source=SOURCE, **result.log_fields())
         attempt = Event("failed", name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
-        return ToolResult.failed(verdict.result, (attempt,))
+        return ToolResult.failed(result, (attempt,))
 
     def _settle(
         self, tool_use_id: str, key: tuple[str, str], result: ToolResult
     ) -> ToolResultBlockParam:
-        content = result.content  # on error, only the error-to-action sentence
         if result.is_error:
             self._failures[key] += 1
         error_type = result.error.error_type if result.error else None
         log.info("agent.tool_result", is_error=result.is_error, error_type=error_type)
         source = self._registry.source_of(key[0])
-        return result_block(tool_use_id, content, is_error=result.is_error, source=source)
+        # On error, the content is only the error-to-action sentence.
+        return result_block(tool_use_id, result.content, is_error=result.is_error, source=source)
 
     def _repeated(self, tool_use_id: str, key: tuple[str, str]) -> ToolResultBlockParam:
         self._failures[key] += 1
