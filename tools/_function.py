@@ -25,14 +25,13 @@ naming something that is not an input, a `retry_on` that is not exception types.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import inspect
 import json
 import re
 import string
 import typing
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -86,8 +85,8 @@ def tool(
     `calculate`), sent as they are; else they are data from outside, sent to the model as such."""
 
     def make(function: Function) -> Tool:
-        spec = _spec(function, name, description, activity, fallbacks, retry_on)
-        return _build(dataclasses.replace(spec, foreign=not trusted), policy, listener)
+        spec = _spec(function, name, description, activity, fallbacks, retry_on, trusted)
+        return _build(spec, policy, listener)
 
     return make if fn is None else make(fn)
 
@@ -104,7 +103,7 @@ class _Spec:
     sources: tuple[str, ...]  # their names in the timeline, one each
     takes_model: bool  # the function takes the input model itself, not its fields
     retry_on: RetryOn
-    foreign: bool = True  # its answers are data from outside the project (not `trusted`)
+    foreign: bool  # its answers are data from outside the project (not `trusted`)
 
     def operation(self, args: BaseModel) -> str:
         """The activity in words, with the call's inputs filled in."""
@@ -122,6 +121,7 @@ def _spec(
     activity: str | None,
     fallbacks: Sequence[Function],
     retry_on: RetryOnSpec | None,
+    trusted: bool,
 ) -> _Spec:
     _check_function(fn, "@tool")
     tool_name = name or fn.__name__
@@ -146,11 +146,12 @@ def _spec(
         sources=_source_names(functions),
         takes_model=takes_model,
         retry_on=_predicate(retry_on),
+        foreign=not trusted,
     )
 
 
 def _check_function(fn: object, role: str) -> None:
-    """A plain function or method that returns its answer: what `_call` knows how to call."""
+    """A plain function or method that returns its answer: what `_source` knows how to call."""
     if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
         raise TypeError(
             f"{role}: {fn!r} is not a function; wrap it in a def (a function defined inside "
@@ -180,8 +181,9 @@ def _new_input_model(fn: Function, tool_name: str) -> tuple[type[BaseModel], boo
             "types they name at module level"
         ) from exc
     params = list(inspect.signature(fn).parameters.values())
-    if len(params) == 1 and _is_model(hints.get(params[0].name)):
-        return hints[params[0].name], True
+    hint = hints.get(params[0].name) if len(params) == 1 else None
+    if inspect.isclass(hint) and issubclass(hint, BaseModel):  # the function takes the model
+        return hint, True
     fields: dict[str, Any] = {}
     for param in params:
         _check_parameter(fn, param)
@@ -206,10 +208,6 @@ def _check_parameter(fn: Function, param: inspect.Parameter) -> None:
             f"@tool: give {where} a type hint (Any if it takes anything); the model is shown "
             "each input's type"
         )
-
-
-def _is_model(hint: object) -> bool:
-    return inspect.isclass(hint) and issubclass(hint, BaseModel)
 
 
 def _check_fallback(
@@ -259,14 +257,12 @@ def _source_names(functions: Sequence[Function]) -> tuple[str, ...]:
 def _predicate(retry_on: RetryOnSpec | None) -> RetryOn:
     if retry_on is None:
         return lambda _error: True
-    if isinstance(retry_on, type | tuple):
-        kinds = retry_on if isinstance(retry_on, tuple) else (retry_on,)
-        if not all(inspect.isclass(kind) and issubclass(kind, BaseException) for kind in kinds):
-            raise TypeError("@tool: retry_on takes exception types, or a predicate")
-        return lambda error: isinstance(error, kinds)
-    if not callable(retry_on):
+    if callable(retry_on) and not isinstance(retry_on, type):
+        return retry_on
+    kinds = retry_on if isinstance(retry_on, tuple) else (retry_on,)
+    if not all(inspect.isclass(kind) and issubclass(kind, BaseException) for kind in kinds):
         raise TypeError("@tool: retry_on takes exception types, or a predicate")
-    return retry_on
+    return lambda error: isinstance(error, kinds)
 
 
 def _build(spec: _Spec, policy: Policy | None, listener: Listener | None) -> Tool:
@@ -291,20 +287,17 @@ def _build(spec: _Spec, policy: Policy | None, listener: Listener | None) -> Too
 
 
 def _source(spec: _Spec, fn: Function, name: str, args: BaseModel) -> Source[str]:
+    """`fn` called with `args` (a sync function in a worker thread), as a source."""
+    call = functools.partial(fn, args) if spec.takes_model else functools.partial(fn, **dict(args))
+
     async def fetch(_info: AttemptInfo) -> str:
-        value = await _call(fn, args, spec.takes_model)
+        if inspect.iscoroutinefunction(fn):
+            value = await call()
+        else:
+            value = await asyncio.to_thread(call)
         return _as_text(value)  # inside the attempt: a value that won't render is a failure
 
     return Source(name, fetch, retry_on=spec.retry_on)
-
-
-async def _call(fn: Function, args: BaseModel, takes_model: bool) -> object:
-    call_args: dict[str, Any] = {} if takes_model else dict(args)
-    positional = (args,) if takes_model else ()
-    if inspect.iscoroutinefunction(fn):
-        result: Awaitable[object] = fn(*positional, **call_args)
-        return await result
-    return await asyncio.to_thread(fn, *positional, **call_args)
 
 
 def _as_text(value: object) -> str:

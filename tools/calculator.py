@@ -38,6 +38,7 @@ _BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
     ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
 }
 _UNARY: dict[type[ast.unaryop], Callable[[Number], Number]] = {
     ast.UAdd: operator.pos,
@@ -75,26 +76,19 @@ def _eval(node: ast.expr) -> Number:
 
 
 def _binary(op: ast.operator, left: Number, right: Number) -> Number:
-    if isinstance(op, ast.Pow):
-        return _power(left, right)
     function = _BINARY.get(type(op))
     if function is None:
-        raise _unsupported()
-    try:
-        return _bounded(function(left, right))
-    except ZeroDivisionError as exc:
-        raise _divides_by_zero() from exc
-    except OverflowError as exc:
-        raise _too_large() from exc
-
-
-def _power(base: Number, exponent: Number) -> Number:
-    if _huge_power(base, exponent):
+        raise InvalidInput(
+            "expression", "uses an operator this calculator does not support", _USE_ONLY
+        )
+    if isinstance(op, ast.Pow) and _huge_power(left, right):
         raise _too_large()  # refuse before computing: a huge int power takes seconds
     try:
-        result = base**exponent
+        result = function(left, right)
     except ZeroDivisionError as exc:
-        raise _divides_by_zero() from exc
+        raise InvalidInput(
+            "expression", "divides by zero", "change the divisor to a number other than zero"
+        ) from exc
     except OverflowError as exc:
         raise _too_large() from exc
     if isinstance(result, complex):
@@ -103,7 +97,9 @@ def _power(base: Number, exponent: Number) -> Number:
             "takes a fractional power of a negative number, which has no real result",
             "use a positive base or a whole-number exponent",
         )
-    return _bounded(result)
+    if isinstance(result, int) and result.bit_length() > MAX_BITS:
+        raise _too_large()
+    return result
 
 
 def _huge_power(base: Number, exponent: Number) -> bool:
@@ -111,12 +107,6 @@ def _huge_power(base: Number, exponent: Number) -> bool:
     if not (isinstance(base, int) and isinstance(exponent, int) and abs(base) > 1):
         return False
     return exponent * math.log2(abs(base)) > MAX_BITS
-
-
-def _bounded(value: Number) -> Number:
-    if isinstance(value, int) and value.bit_length() > MAX_BITS:
-        raise _too_large()
-    return value
 
 
 def _finite(value: Number) -> Number:
@@ -141,18 +131,6 @@ def _kind(node: ast.expr) -> str:
         case ast.Call():
             return "a function call"
     return "something other than arithmetic"
-
-
-def _unsupported() -> InvalidInput:
-    return InvalidInput(
-        "expression", "uses an operator this calculator does not support", _USE_ONLY
-    )
-
-
-def _divides_by_zero() -> InvalidInput:
-    return InvalidInput(
-        "expression", "divides by zero", "change the divisor to a number other than zero"
-    )
 
 
 def _too_large() -> InvalidInput:

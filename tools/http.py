@@ -56,8 +56,8 @@ def check_http_url(name: str, url: str) -> None:
         parts = urlsplit(url)
         _ = parts.port  # raises ValueError for a port that is not a number in range
     except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise BadSetting(name, "must be an http(s) URL") from None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
         raise BadSetting(name, "must be an http(s) URL")
 
 
@@ -113,23 +113,17 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def _refuse_declared_excess(headers: httpx.Headers, cap: int) -> None:
-    declared = headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
-        raise ResponseTooLarge(f"declared length {declared} is over the {cap}-byte cap")
-
-
 async def read_capped(response: httpx.Response, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """The body of a streamed `response`, read only up to `max_bytes`."""
-    _refuse_declared_excess(response.headers, max_bytes)
-    chunks: list[bytes] = []
-    seen = 0
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise ResponseTooLarge(f"declared length {declared} is over the {max_bytes}-byte cap")
+    body = bytearray()
     async for chunk in response.aiter_bytes():  # decoded: a gzip bomb is capped too
-        seen += len(chunk)
-        if seen > max_bytes:
+        body += chunk
+        if len(body) > max_bytes:
             raise ResponseTooLarge(f"body passed the {max_bytes}-byte cap")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return bytes(body)
 
 
 async def get_json(
@@ -180,15 +174,10 @@ def with_params(url: str, params: Mapping[str, str | int | float] | None) -> htt
 def json_answer(response: httpx.Response, body: bytes, source: str) -> Any:
     """The JSON of a successful answer; a non-2xx status or a non-JSON body raises."""
     if not response.is_success:
-        raise _status_error(response, body, source)
+        status = response.status_code
+        reason = f"{source} answered {status} {response.reason_phrase}: {_why(body)}"
+        raise UpstreamStatus(status, reason, source=source, headers=dict(response.headers))
     return parse_json(body, source, response.headers.get("content-type", ""))
-
-
-def _status_error(response: httpx.Response, body: bytes, source: str) -> UpstreamStatus:
-    reason = f"{source} answered {response.status_code} {response.reason_phrase}: {_why(body)}"
-    return UpstreamStatus(
-        response.status_code, reason, source=source, headers=dict(response.headers)
-    )
 
 
 def _why(body: bytes) -> str:

@@ -177,17 +177,14 @@ class Registry:
         started = time.monotonic()
         tool = self._tools.get(name)
         if tool is None:
-            return self._unknown(name, started)
+            known = ", ".join(sorted(self._tools)) or "none"
+            error = InvalidInput("tool", "is not one this agent has", f"use one of: {known}")
+            return _failure(error, "calling a tool", "tool.unknown", name, started)
         try:
             args = tool.input_model.model_validate(raw_input)
         except ValidationError as exc:
             return _failure(exc, tool.activity, "tool.input_invalid", name, started)
         return await _run(tool, args, timeout_s, started)
-
-    def _unknown(self, name: str, started: float) -> ToolResult:
-        known = ", ".join(sorted(self._tools)) or "none"
-        error = InvalidInput("tool", "is not one this agent has", f"use one of: {known}")
-        return _failure(error, "calling a tool", "tool.unknown", name, started)
 
 
 async def _run(tool: Tool, args: BaseModel, timeout_s: float | None, started: float) -> ToolResult:
@@ -207,13 +204,12 @@ def _failure(
     error: BaseException, activity: str, event: str, name: str, started: float, **fields: Any
 ) -> ToolResult:
     """Classify, log once, and answer with the one registry event of this call."""
-    verdict = classify(error, activity)
+    result = classify(error, activity).result
     tool = name[:80]
-    log.warning(event, tool=tool, source=SOURCE, attempt=1, **verdict.result.log_fields(), **fields)
+    log.warning(event, tool=tool, source=SOURCE, attempt=1, **result.log_fields(), **fields)
     duration = time.monotonic() - started
-    result = verdict.result
     attempt = Event("failed", tool, SOURCE, 1, duration, result.error_type, result.action.value)
-    return ToolResult.failed(verdict.result, (attempt,))
+    return ToolResult.failed(result, (attempt,))
 
 
 def subject_of(args: BaseModel) -> str:

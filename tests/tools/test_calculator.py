@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import NoReturn
 
 import pytest
@@ -10,7 +11,7 @@ from structlog.testing import capture_logs
 from errors import InvalidInput, classify
 from tests.tools.upstream import is_safe_for_a_model
 from tools import Registry, calculate_tool
-from tools.calculator import _power, evaluate
+from tools.calculator import _binary, evaluate
 
 
 @pytest.fixture
@@ -104,7 +105,7 @@ def test_huge_powers_are_refused_before_computing() -> None:
     with pytest.raises(InvalidInput, match="too large"):
         evaluate("99 ** 99999999")
     with pytest.raises(InvalidInput, match="too large"):
-        _power(_Unpowerable(99), 99_999_999)
+        _binary(ast.Pow(), _Unpowerable(99), 99_999_999)
 
 
 def test_largest_allowed_power_still_computes() -> None:

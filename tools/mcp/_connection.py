@@ -122,39 +122,24 @@ class Connection:
                 "its own log should say why."
             )
         if self.printed_not_mcp:
-            return (
-                "printed something that is not MCP, so its tools are left out; check that "
-                "its command starts an MCP server that talks over stdin and stdout."
-            )
-        if isinstance(error, TimeoutError):
-            return (
-                f"did not answer within {self.server.connect_timeout_s:g} seconds of starting, "
-                "so its tools are left out; check that it is an MCP server and that it runs."
-            )
-        if self.server.transport == "http":
-            return (
-                "could not be reached, so its tools are left out; "
-                "check its address and that it is running."
-            )
-        if isinstance(error, FileNotFoundError):
-            return (
-                "could not start because its command was not found, so its tools are left "
-                "out; check the command's name, or give its full path."
-            )
-        if isinstance(error, PermissionError):
-            return (
-                "could not start because its command may not be run, so its tools are left "
-                "out; check that the command is a program you are allowed to run."
-            )
-        if isinstance(translate(error, self.server.name), ServerGone):
-            return (
-                "exited before answering, so its tools are left out; "
-                "run its command on its own to see why."
-            )
-        return (
-            "could not start, so its tools are left out; "
-            "check its command (run on its own, it shows why)."
-        )
+            what = "printed something that is not MCP"
+            fix = "check that its command starts an MCP server that talks over stdin and stdout"
+        elif isinstance(error, TimeoutError):
+            what = f"did not answer within {self.server.connect_timeout_s:g} seconds of starting"
+            fix = "check that it is an MCP server and that it runs"
+        elif self.server.transport == "http":
+            what, fix = "could not be reached", "check its address and that it is running"
+        elif isinstance(error, FileNotFoundError):
+            what = "could not start because its command was not found"
+            fix = "check the command's name, or give its full path"
+        elif isinstance(error, PermissionError):
+            what = "could not start because its command may not be run"
+            fix = "check that the command is a program you are allowed to run"
+        elif isinstance(translate(error, self.server.name), ServerGone):
+            what, fix = "exited before answering", "run its command on its own to see why"
+        else:
+            what, fix = "could not start", "check its command (run on its own, it shows why)"
+        return f"{what}, so its tools are left out; {fix}."
 
     def _stderr_tail(self) -> str:
         if self._stderr is None:

@@ -6,12 +6,7 @@ the names, regions and the gazetteer both use.
 """
 
 from tools.weather._sources import OPEN_METEO, WTTR, Endpoints, Report
-from tools.weather._tool import (
-    DESCRIPTION,
-    WeatherInput,
-    degraded_json,
-    weather_tool,
-)
+from tools.weather._tool import DESCRIPTION, WeatherInput, degraded_json, weather_tool
 
 __all__ = [
     "DESCRIPTION",

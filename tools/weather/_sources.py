@@ -30,6 +30,7 @@ is `PlaceMismatch`: not an answer.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -62,16 +63,10 @@ from tools.weather.places import (
 from tools.weather.places import shown as label
 
 __all__ = [
-    "DEFAULT_FORECAST_URL",
-    "DEFAULT_GEOCODING_URL",
-    "DEFAULT_WTTR_URL",
     "FULL_VARIABLES",
-    "GEOCODING_COUNT",
-    "GEOCODING_WIDE",
     "LIGHT_VARIABLES",
     "OPEN_METEO",
     "WTTR",
-    "Area",
     "Endpoints",
     "OpenMeteo",
     "Place",
@@ -80,17 +75,11 @@ __all__ = [
     "RequestRefused",
     "UnexpectedUnit",
     "Wttr",
-    "area_of",
-    "as_number",
-    "celsius",
-    "checked_label",
-    "city_url",
     "describe_wmo",
     "describe_wwo",
-    "humidity",
     "is_unknown_location",
-    "label",
     "parse_current",
+    "parse_j1",
     "parse_place",
     "path_segment",
     "split_query",
@@ -98,10 +87,6 @@ __all__ = [
 
 
 # --- where the services live --------------------------------------------------------------------
-
-DEFAULT_GEOCODING_URL = "https://geocoding-api.open-meteo.com/v1/search"
-DEFAULT_FORECAST_URL = "https://api.open-meteo.com/v1/forecast"
-DEFAULT_WTTR_URL = "https://wttr.in"
 
 # Each URL and the environment variable it comes from, for start-up errors.
 _VARIABLES = {
@@ -116,9 +101,9 @@ class Endpoints:
     """The three URLs `get_weather` calls. Each may carry a query (say `?apikey=…`): it is kept,
     and the tool's own parameters are added to it. The repr masks such keys."""
 
-    geocoding_url: str = DEFAULT_GEOCODING_URL
-    forecast_url: str = DEFAULT_FORECAST_URL
-    wttr_url: str = DEFAULT_WTTR_URL
+    geocoding_url: str = "https://geocoding-api.open-meteo.com/v1/search"
+    forecast_url: str = "https://api.open-meteo.com/v1/forecast"
+    wttr_url: str = "https://wttr.in"
 
     def __post_init__(self) -> None:
         """A URL that is not http(s) is refused at start-up, named but not echoed."""
@@ -135,75 +120,34 @@ class Endpoints:
         of surrounding whitespace; unset or empty values keep the defaults. `lenient`
         (offline, where no real service is called): a value that is not an http(s) URL keeps
         the default too, rather than being refused."""
-        urls = {
-            "geocoding_url": _setting(env, "OPEN_METEO_GEOCODING_URL") or DEFAULT_GEOCODING_URL,
-            "forecast_url": _setting(env, "OPEN_METEO_FORECAST_URL") or DEFAULT_FORECAST_URL,
-            "wttr_url": _no_trailing_slash(_setting(env, "WTTR_URL") or DEFAULT_WTTR_URL),
-        }
-        if lenient:
-            urls = {name: _usable(name, url) for name, url in urls.items()}
+        default = cls()
+        urls: dict[str, str] = {}
+        for attribute, variable in _VARIABLES.items():
+            url = env.get(variable, "").strip() or getattr(default, attribute)
+            if attribute == "wttr_url":  # its path's trailing slash dropped, any query kept
+                parts = urlsplit(url)
+                url = urlunsplit(parts._replace(path=parts.path.rstrip("/")))
+            if lenient:
+                try:
+                    check_http_url(variable, url)
+                except BadSetting:
+                    url = getattr(default, attribute)
+            urls[attribute] = url
         return cls(**urls)
-
-
-_DEFAULTS = {
-    "geocoding_url": DEFAULT_GEOCODING_URL,
-    "forecast_url": DEFAULT_FORECAST_URL,
-    "wttr_url": DEFAULT_WTTR_URL,
-}
-
-
-def _setting(env: Mapping[str, str], name: str) -> str:
-    """`env[name]` without the whitespace around it ("" when unset)."""
-    return env.get(name, "").strip()
-
-
-def _usable(attribute: str, url: str) -> str:
-    """`url` if it is an http(s) URL, else the default for `attribute`."""
-    try:
-        check_http_url(_VARIABLES[attribute], url)
-    except BadSetting:
-        return _DEFAULTS[attribute]
-    return url
-
-
-def _no_trailing_slash(url: str) -> str:
-    """`url` with its path's trailing slash dropped (any query left as it is)."""
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=parts.path.rstrip("/")))
 
 
 # --- WMO weather codes in words -----------------------------------------------------------------
 
 _WORDS = {
-    0: "clear sky",
-    1: "mainly clear",
-    2: "partly cloudy",
-    3: "overcast",
-    45: "fog",
-    48: "depositing rime fog",
-    51: "light drizzle",
-    53: "moderate drizzle",
-    55: "dense drizzle",
-    56: "light freezing drizzle",
-    57: "dense freezing drizzle",
-    61: "slight rain",
-    63: "moderate rain",
-    65: "heavy rain",
-    66: "light freezing rain",
-    67: "heavy freezing rain",
-    71: "slight snow",
-    73: "moderate snow",
-    75: "heavy snow",
-    77: "snow grains",
-    80: "slight rain showers",
-    81: "moderate rain showers",
-    82: "violent rain showers",
-    85: "slight snow showers",
-    86: "heavy snow showers",
-    95: "thunderstorm",
-    96: "thunderstorm with slight hail",
-    99: "thunderstorm with heavy hail",
-}
+    0: "clear sky", 1: "mainly clear", 2: "partly cloudy", 3: "overcast", 45: "fog",
+    48: "depositing rime fog", 51: "light drizzle", 53: "moderate drizzle", 55: "dense drizzle",
+    56: "light freezing drizzle", 57: "dense freezing drizzle", 61: "slight rain",
+    63: "moderate rain", 65: "heavy rain", 66: "light freezing rain", 67: "heavy freezing rain",
+    71: "slight snow", 73: "moderate snow", 75: "heavy snow", 77: "snow grains",
+    80: "slight rain showers", 81: "moderate rain showers", 82: "violent rain showers",
+    85: "slight snow showers", 86: "heavy snow showers", 95: "thunderstorm",
+    96: "thunderstorm with slight hail", 99: "thunderstorm with heavy hail",
+}  # fmt: skip
 
 
 # wttr.in's `weatherCode`: WorldWeatherOnline's codes, not WMO's. Its `weatherDesc` is free
@@ -233,19 +177,20 @@ _WWO_WORDS = {
 def describe_wwo(code: object) -> str:
     """Words for wttr.in's `weatherCode` ("122" → "overcast"); anything else is
     "conditions not reported"."""
-    number = as_number(code)
-    if number is None or number != int(number):
-        return "conditions not reported"
-    return _WWO_WORDS.get(int(number), "conditions not reported")
+    return _in_words(_WWO_WORDS, as_number(code))
 
 
 def describe_wmo(code: object) -> str:
-    """Words for a WMO code; anything unknown or missing is "conditions not reported"."""
-    if isinstance(code, bool) or not isinstance(code, int | float):
+    """Words for a WMO code (a JSON number, not text); anything unknown or missing is
+    "conditions not reported"."""
+    return _in_words(_WORDS, None if isinstance(code, str) else as_number(code))
+
+
+def _in_words(words: Mapping[int, str], code: float | None) -> str:
+    """The words for a whole-number `code` in `words`, else "conditions not reported"."""
+    if code is None or code != int(code):
         return "conditions not reported"
-    if not math.isfinite(code) or code != int(code):  # int(inf) would raise, not describe
-        return "conditions not reported"
-    return _WORDS.get(int(code), "conditions not reported")
+    return words.get(int(code), "conditions not reported")
 
 
 # --- a report, and the values it is made of -----------------------------------------------------
@@ -343,14 +288,14 @@ class Place:
     note: str | None = None
 
 
+@dataclass
 class OpenMeteo:
     """One call's use of Open-Meteo; a place found once is not looked up again on retry."""
 
-    def __init__(self, client: httpx.AsyncClient, endpoints: Endpoints, city: str) -> None:
-        self._client = client
-        self._endpoints = endpoints
-        self._city = city
-        self.place: Place | None = None  # known once geocoding answered (wttr.in checks it)
+    client: httpx.AsyncClient
+    endpoints: Endpoints
+    city: str
+    place: Place | None = None  # known once geocoding answered (wttr.in checks it)
 
     async def fetch(self, attempt: AttemptInfo) -> Report:
         """One attempt: geocode (unless done already), then the current weather."""
@@ -362,17 +307,18 @@ class OpenMeteo:
         """The place asked: the name as written, then with its short forms written out
         ("Ft. Worth", then "Fort Worth") until some match has the very name; a region
         asked that fits none of the first few matches is looked for among more."""
-        name, hints = split_query(self._city)
+        name, hints = split_query(self.city)
+        region_asked = any(names_a_region(hint) for hint in hints)
         found: list[Match] = []
         for spelling in spellings(name):
             matches = await self._search(spelling, GEOCODING_COUNT)
-            if matches and _names_a_region(hints) and not _fitting(matches, hints):
+            if matches and region_asked and not any(fits(match, hints) for match in matches):
                 matches = await self._search(spelling, GEOCODING_WIDE) or matches
             if any(name_key(match.name) == name_key(name) for match in matches):
                 found = matches
                 break
             found = found or matches
-        return read_place(found, self._city, hints)
+        return read_place(found, self.city, hints)
 
     async def _search(self, name: str, count: int) -> list[Match]:
         params: dict[str, str | int | float] = {
@@ -381,7 +327,7 @@ class OpenMeteo:
             "language": "en",
             "format": "json",
         }
-        return matches_of(await self._get(self._endpoints.geocoding_url, params))
+        return matches_of(await self._get(self.endpoints.geocoding_url, params))
 
     async def _current(self, place: Place, *, light: bool) -> Report:
         params: dict[str, str | int | float] = {
@@ -390,12 +336,12 @@ class OpenMeteo:
             "current": LIGHT_VARIABLES if light else FULL_VARIABLES,
             "temperature_unit": "celsius",
         }
-        body = await self._get(self._endpoints.forecast_url, params)
+        body = await self._get(self.endpoints.forecast_url, params)
         return parse_current(body, place.name, note=place.note)
 
     async def _get(self, url: str, params: dict[str, str | int | float]) -> Any:
         try:
-            return await get_json(self._client, url, source=OPEN_METEO, params=params)
+            return await get_json(self.client, url, source=OPEN_METEO, params=params)
         except UpstreamStatus as exc:
             if exc.status in _REFUSED_OURS:
                 raise RequestRefused(
@@ -443,15 +389,6 @@ def read_place(matches: Sequence[Match], city: str, hints: Sequence[str]) -> Pla
     return Place(
         reading.label, chosen.latitude, chosen.longitude, chosen.country_code, reading.note
     )
-
-
-def _names_a_region(hints: Sequence[str]) -> bool:
-    """Whether some hint names a country or region anywhere (worth a wider search)."""
-    return any(names_a_region(hint) for hint in hints)
-
-
-def _fitting(matches: Sequence[Match], hints: Sequence[str]) -> bool:
-    return any(fits(match, hints) for match in matches)
 
 
 def _match(result: dict[str, Any]) -> Match | None:
@@ -548,34 +485,28 @@ class Area:
         return ", ".join(part for part in (self.name, self.region, self.country) if part)
 
 
+@dataclass
 class Wttr:
     """One call's use of wttr.in. `known` gives the place Open-Meteo geocoded in this call,
     if it got that far, to check wttr.in's answer against."""
 
-    def __init__(
-        self,
-        client: httpx.AsyncClient,
-        endpoints: Endpoints,
-        city: str,
-        known: Callable[[], Place | None] = lambda: None,
-    ) -> None:
-        self._client = client
-        self._url = city_url(endpoints.wttr_url, city)
-        self._city = city
-        self._known = known
+    client: httpx.AsyncClient
+    endpoints: Endpoints
+    city: str
+    known: Callable[[], Place | None]
 
     async def fetch(self, attempt: AttemptInfo) -> Report:
         """One attempt; wttr.in has no lighter variant, so every attempt asks the same."""
         del attempt
         params = {"format": "j1"}
-        response, body = await get_capped(self._client, self._url, source=WTTR, params=params)
+        url = city_url(self.endpoints.wttr_url, self.city)
+        response, body = await get_capped(self.client, url, source=WTTR, params=params)
         if is_unknown_location(response, body):
-            raise NotFound(self._city, what="place", source=WTTR)
+            raise NotFound(self.city, what="place", source=WTTR)
         answer = json_answer(response, body, WTTR)
-        report = parse_j1(answer, self._city)
-        city, note = checked_label(area_of(answer), self._city, self._known())
-        humidity_pct = report.humidity_pct
-        return Report(city, report.temperature_c, report.condition, WTTR, humidity_pct, note)
+        report = parse_j1(answer, self.city)
+        city, note = checked_label(area_of(answer), self.city, self.known())
+        return dataclasses.replace(report, city=city, note=note)
 
 
 def is_unknown_location(response: httpx.Response, body: bytes) -> bool:
@@ -600,7 +531,10 @@ def path_segment(city: str) -> str:
 
 def parse_j1(body: Any, city: str) -> Report:
     """A report from `current_condition[0]`; anything missing there makes the answer unusable."""
-    current = _first(body.get("current_condition") if isinstance(body, dict) else None)
+    conditions = body.get("current_condition") if isinstance(body, dict) else None
+    if not (isinstance(conditions, list) and conditions and isinstance(conditions[0], dict)):
+        raise BadUpstreamData(f"{WTTR} answer has no current_condition", source=WTTR)
+    current = conditions[0]
     return Report(
         city=city,
         temperature_c=celsius(current.get("temp_C"), WTTR),
@@ -691,9 +625,3 @@ def _is_known(area: Area, known: Place, name: str) -> bool:
     code = country_code_of(area.country)
     same_country = code is None or not known.country_code or code == known.country_code
     return same_country and name_key(area.name) == name_key(name)
-
-
-def _first(conditions: object) -> dict[str, Any]:
-    if isinstance(conditions, list) and conditions and isinstance(conditions[0], dict):
-        return conditions[0]
-    raise BadUpstreamData(f"{WTTR} answer has no current_condition", source=WTTR)

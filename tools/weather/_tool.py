@@ -21,6 +21,7 @@ import json
 import math
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 import httpx
@@ -86,23 +87,16 @@ class WeatherInput(BaseModel):
         return value
 
 
-# What became of a source that gave no answer, and how the degraded answer says it.
+# What became of a source that gave no answer, and how the degraded answer says it: of one
+# service, and of them all.
 SourceState = Literal["down", "busy", "quota", "refused", "elsewhere", "unknown_place"]
-_SAYS: dict[SourceState, str] = {
-    "down": "is not answering",
-    "busy": "is busy",
-    "quota": "has used up its daily request limit",
-    "refused": "turned down the request",
-    "elsewhere": "answered for a different place",
-    "unknown_place": "did not know the place",
-}
-_ALL_SAY: dict[SourceState, str] = {
-    "down": "the weather services are not answering",
-    "busy": "the weather services are busy",
-    "quota": "the weather services have used up their daily request limits",
-    "refused": "the weather services turned down the request",
-    "elsewhere": "the weather services answered for a different place",
-    "unknown_place": "the weather services did not know the place",
+_SAYS: dict[SourceState, tuple[str, str]] = {
+    "down": ("is not answering", "are not answering"),
+    "busy": ("is busy", "are busy"),
+    "quota": ("has used up its daily request limit", "have used up their daily request limits"),
+    "refused": ("turned down the request", "turned down the request"),
+    "elsewhere": ("answered for a different place", "answered for a different place"),
+    "unknown_place": ("did not know the place", "did not know the place"),
 }
 
 
@@ -119,26 +113,19 @@ def degraded_json(
 
 
 def _because(states: Sequence[SourceState]) -> str:
-    if not states:
-        return _ALL_SAY["down"]
-    if len(set(states)) == 1:
-        return _ALL_SAY[states[0]]
-    main, *others = states
-    rest = " and ".join(f"the backup one {_SAYS[state]}" for state in others)
-    return f"the main weather service {_SAYS[main]} and {rest}"
+    main, *others = states or ("down",)
+    if all(state == main for state in others):
+        return f"the weather services {_SAYS[main][1]}"
+    rest = " and ".join(f"the backup one {_SAYS[state][0]}" for state in others)
+    return f"the main weather service {_SAYS[main][0]} and {rest}"
 
 
 def later_words(retry_after_s: float | None, *, quota: bool = False) -> str:
     """When to try again: "in about 30 seconds" for a wait a server asked for, "in about
     7 hours" for a spent daily limit whose reset is known, "tomorrow" when it is not."""
     if retry_after_s is not None and retry_after_s > 0:
-        return f"in about {_whole(retry_after_s)}"
+        return f"in about {duration(math.ceil(retry_after_s))}"  # never "0 seconds"
     return "tomorrow" if quota else "in a few minutes"
-
-
-def _whole(seconds: float) -> str:
-    """A wait the server asked for, in words ("30 seconds", "2 minutes"); never "0 seconds"."""
-    return duration(math.ceil(seconds))
 
 
 # --- the tool ------------------------------------------------------------------------------
@@ -171,28 +158,23 @@ def weather_tool(
     )
 
 
+@dataclass
 class _Weather:
     """The tool's state: the client, the endpoints and the engine (breakers, budget), and
     the sources whose breaker is being held for a spent daily quota."""
 
-    def __init__(
-        self,
-        client: httpx.AsyncClient | Callable[[], httpx.AsyncClient],
-        endpoints: Endpoints,
-        engine: Engine,
-    ) -> None:
-        self._client = client
-        self._endpoints = endpoints
-        self._engine = engine
-        self._quota_held: set[str] = set()
+    client: httpx.AsyncClient | Callable[[], httpx.AsyncClient]
+    endpoints: Endpoints
+    engine: Engine
+    quota_held: set[str] = field(default_factory=set)
 
     async def answer(self, args: WeatherInput) -> ToolResult:
         """One call: Open-Meteo, then wttr.in (checked against the place Open-Meteo found, if
         it got that far), then the degraded answer."""
-        if callable(self._client):  # made on the first weather question
-            self._client = self._client()
-        primary = OpenMeteo(self._client, self._endpoints, args.city)
-        fallback = Wttr(self._client, self._endpoints, args.city, known=lambda: primary.place)
+        if callable(self.client):  # made on the first weather question
+            self.client = self.client()
+        primary = OpenMeteo(self.client, self.endpoints, args.city)
+        fallback = Wttr(self.client, self.endpoints, args.city, known=lambda: primary.place)
         errors: dict[str, Exception] = {}
         sources = [
             # A unit it cannot read is not asked for again.
@@ -202,7 +184,7 @@ class _Weather:
             Source(WTTR, _kept(errors, WTTR, fallback.fetch), trusted=False),
         ]
         operation = f"getting the weather for {args.city}"
-        outcome = await self._engine.run(operation, sources, subject=args.city)
+        outcome = await self.engine.run(operation, sources, subject=args.city)
         self._remember_quota(outcome.attempts)
         return to_result(
             outcome, Report.to_json, no_answer=lambda o: self._degraded(args.city, o, errors)
@@ -211,9 +193,9 @@ class _Weather:
     def _remember_quota(self, attempts: tuple[Event, ...]) -> None:
         for attempt in attempts:
             if attempt.outcome == T.QUOTA_EXHAUSTED:
-                self._quota_held.add(attempt.source)
-            elif attempt.outcome == "ok" or self._engine.breaker(attempt.source).state == "closed":
-                self._quota_held.discard(attempt.source)
+                self.quota_held.add(attempt.source)
+            elif attempt.outcome == "ok" or self.engine.breaker(attempt.source).state == "closed":
+                self.quota_held.discard(attempt.source)
 
     def _degraded(
         self, city: str, outcome: Outcome[Report], errors: dict[str, Exception]
@@ -224,7 +206,7 @@ class _Weather:
         states = [self._state(name, outcome.attempts, errors.get(name)) for name in tried]
         quota = [name for name, state in zip(tried, states, strict=True) if state == "quota"]
         if quota:
-            wait = max(self._engine.breaker(name).remaining_cooldown() for name in quota)
+            wait = max(self.engine.breaker(name).remaining_cooldown() for name in quota)
             later = later_words(wait or None, quota=True)
         else:
             later = later_words(outcome.retry_after_s)
@@ -235,7 +217,7 @@ class _Weather:
     ) -> SourceState:
         last = [a for a in attempts if a.source == source][-1]
         if last.number == 0:  # skipped: its breaker is open
-            return "quota" if source in self._quota_held else "down"
+            return "quota" if source in self.quota_held else "down"
         if isinstance(error, PlaceMismatch):
             return "elsewhere"
         if isinstance(error, RequestRefused) or last.outcome in _REFUSED:

@@ -72,16 +72,13 @@ from tools.files import open_private
 
 __all__ = [
     "NEAR_KM",
-    "SHORT_FORMS",
     "City",
     "Match",
-    "Reading",
     "choose",
     "cities_named",
     "city_at",
     "city_by_id",
     "city_fits",
-    "countries_with_code",
     "country_code_of",
     "country_name",
     "describe",
@@ -91,7 +88,6 @@ __all__ = [
     "hint_fits",
     "is_fragment",
     "is_region_of",
-    "load",
     "name_key",
     "names_a_region",
     "near",
@@ -99,8 +95,6 @@ __all__ = [
     "shown",
     "spellings",
     "split_query",
-    "subdivision_name",
-    "subdivisions",
 ]
 
 
@@ -700,21 +694,8 @@ def _lookup(sql: str, args: tuple[object, ...], fits: Fits = lambda _record: Tru
                 _current.index.close()
                 _current.index = None
                 continue
-            return sorted(found, key=_biggest_first)
+            return sorted(found, key=lambda city: (-city.population, city.id))  # biggest first
         raise RuntimeError(f"the gazetteer's index does not match its source ({damage})")
-
-
-def _biggest_first(city: City) -> tuple[int, int]:
-    return (-city.population, city.id)
-
-
-def load() -> int:
-    """Open (or build) the gazetteer now, rather than at the first lookup; the city count."""
-    with _lock:
-        if _current.index is None:
-            _current.index = _open()
-        (count,) = _current.index.db.execute("SELECT COUNT(*) FROM city").fetchone()
-    return int(count)
 
 
 def city_by_id(geonameid: int) -> City:
@@ -769,11 +750,11 @@ def city_at(latitude: float, longitude: float, within_deg: float = 0.05) -> City
         if abs(city.latitude - latitude) < within_deg
         and abs(city.longitude - longitude) < within_deg
     )
-    return min(close, key=lambda c: _squared(c, latitude, longitude), default=None)
-
-
-def _squared(city: City, latitude: float, longitude: float) -> float:
-    return (city.latitude - latitude) ** 2 + (city.longitude - longitude) ** 2
+    return min(
+        close,
+        key=lambda c: (c.latitude - latitude) ** 2 + (c.longitude - longitude) ** 2,
+        default=None,
+    )
 
 
 def distance_km(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -898,10 +879,7 @@ def choose(name: str, hints: Sequence[str], matches: Sequence[Match]) -> Match |
         return None
     pool = same or list(matches)
     towns = [match for match in pool if match.town] or pool
-    if not towns:  # no matches at all
-        return None
-    scores = [_score(match, hints) for match in towns]
-    return towns[max(range(len(towns)), key=lambda i: (scores[i], -i))]
+    return max(towns, key=lambda match: _score(match, hints), default=None)  # first of the best
 
 
 def describe(
