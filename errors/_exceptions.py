@@ -226,8 +226,7 @@ def _upstream_status(
 
 
 def _signalled(base: Facts, signal: Signal, **more: Any) -> Facts:
-    signals = frozenset() if signal is Signal.STATUS else frozenset({signal})
-    return base._replace(signal=signal, signals=signals, **more)
+    return base._replace(signal=signal, signals=frozenset({signal}), **more)
 
 
 # --- pydantic -------------------------------------------------------------------------------
@@ -301,9 +300,7 @@ def from_foreign(error: BaseException, now: datetime | None, context: str = "") 
     """A foreign exception: its class, errno, status and headers, and its message's words."""
     names = [cls.__name__ for cls in type(error).__mro__]
     facts = facts_from_text(clean_text(_describe(error)), now, context)
-    status_facts = _status_facts(error, names, now)
-    if status_facts:
-        facts = facts._replace(**status_facts)
+    facts = facts._replace(**_status_facts(error, names, now))
     signals = facts.signals | _class_signals(error, names)
     if not signals and facts.status is None:
         signals = frozenset({Signal.INTERNAL})  # an exception nobody recognises: our bug
@@ -318,14 +315,14 @@ def from_foreign(error: BaseException, now: datetime | None, context: str = "") 
 def _class_signals(error: BaseException, names: list[str]) -> frozenset[Signal]:
     """What the class, an errno or a gRPC code says."""
     found = next((SIGNAL_OF_CLASS[n] for n in names if n in SIGNAL_OF_CLASS), None)
-    return frozenset(s for s in (found, _errno_signal(error), _grpc_signal(error)) if s is not None)
+    by_errno = _vocab_os.ERRNO_NAMES.get(_errno_name(error))
+    return frozenset(s for s in (found, by_errno, _grpc_signal(error)) if s is not None)
 
 
-def _errno_signal(error: BaseException) -> Signal | None:
-    """An OSError's errno, by its name on this platform."""
+def _errno_name(error: BaseException) -> str:
+    """An OSError's errno by its name on this platform ("ECONNREFUSED"), else ""."""
     code = getattr(error, "errno", None)
-    name = errno.errorcode.get(code, "") if isinstance(code, int) else ""
-    return _vocab_os.ERRNO_NAMES.get(name)
+    return errno.errorcode.get(code, "") if isinstance(code, int) else ""
 
 
 def _grpc_signal(error: BaseException) -> Signal | None:
@@ -346,9 +343,7 @@ def _connect_phase(error: BaseException | None) -> bool:
         if error is None:
             return False
         names = {cls.__name__ for cls in type(error).__mro__}
-        code = getattr(error, "errno", None)
-        name = errno.errorcode.get(code, "") if isinstance(code, int) else ""
-        if CONNECT_CLASSES & names or name in _vocab_os.CONNECT_NAMES:
+        if CONNECT_CLASSES & names or _errno_name(error) in _vocab_os.CONNECT_NAMES:
             return True
         error = error.__cause__ or error.__context__
     return False
@@ -385,13 +380,9 @@ def _status_facts(error: BaseException, names: list[str], now: datetime | None) 
 
 def _botocore_facts(response: Mapping[str, Any]) -> dict[str, Any]:
     """botocore's ClientError: `response["Error"]["Code"]` and the HTTP status."""
-    error_part = _mapping(response.get("Error"))
     meta = _mapping(response.get("ResponseMetadata"))
-    status, code, request_id = (
-        meta.get("HTTPStatusCode"),
-        error_part.get("Code"),
-        meta.get("RequestId"),
-    )
+    code = _mapping(response.get("Error")).get("Code")
+    status, request_id = meta.get("HTTPStatusCode"), meta.get("RequestId")
     facts = {
         "upstream_type": code if isinstance(code, str) else None,
         "status": status if isinstance(status, int) and status >= 400 else None,

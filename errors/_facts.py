@@ -90,11 +90,6 @@ class Period(StrEnum):
     DAY = "day"
     MONTH = "month"
 
-    @property
-    def short(self) -> bool:
-        """Whether waiting it out is worth it inside a conversation (seconds, a minute)."""
-        return self in {Period.SECOND, Period.MINUTE}
-
 
 class Facts(NamedTuple):
     """Everything classification may look at; `text` is redacted and never shown to a model.

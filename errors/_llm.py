@@ -132,45 +132,34 @@ async def _checked_answer(
     user_context: str,
     retry_count: int,
     rules: ErrorAction,
-    on_fallback: FellBack | None = None,
+    on_fallback: FellBack | None,
 ) -> ErrorAction | None:
     """Claude's answer if it passes every check, else None (and the reason is logged)."""
     try:
-        answer = await _ask(client, model, error, operation, user_context, retry_count)
+        payload = {
+            "error": clean_text(error),
+            "operation": clean_text(operation),
+            "user_context": clean_text(user_context),
+            "retry_count": retry_count,
+        }
+        message = await client.messages.create(
+            model=model,
+            max_tokens=MAX_OUTPUT_TOKENS,
+            system=SYSTEM_PROMPT,
+            messages=[{"role": "user", "content": json.dumps(payload)}],
+        )
+        answer = "".join(block.text for block in message.content if block.type == "text")
         return _checked(answer, rules, error)
     except Exception as exc:  # any API or validation failure falls back to the rules
         _fell_back(exc, on_fallback)
         return None
 
 
-def _fell_back(exc: BaseException, on_fallback: FellBack | None = None) -> None:
+def _fell_back(exc: BaseException, on_fallback: FellBack | None) -> None:
     reason = classify(exc, "asking Claude to explain an error").result
     log.warning("errors.llm_fallback", **reason.log_fields())
     if on_fallback is not None:
         on_fallback(exc)
-
-
-async def _ask(
-    client: AsyncAnthropic,
-    model: str,
-    error: str,
-    operation: str,
-    user_context: str,
-    retry_count: int,
-) -> str:
-    payload = {
-        "error": clean_text(error),
-        "operation": clean_text(operation),
-        "user_context": clean_text(user_context),
-        "retry_count": retry_count,
-    }
-    message = await client.messages.create(
-        model=model,
-        max_tokens=MAX_OUTPUT_TOKENS,
-        system=SYSTEM_PROMPT,
-        messages=[{"role": "user", "content": json.dumps(payload)}],
-    )
-    return "".join(block.text for block in message.content if block.type == "text")
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")

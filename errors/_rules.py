@@ -67,16 +67,6 @@ def mentions(*words: str) -> Match:
     return lambda f: f.mentions(*words)
 
 
-def about(pattern: str) -> Match:
-    """The operation or user context matches `pattern`."""
-    regex = re.compile(pattern, re.IGNORECASE)
-    return lambda f: regex.search(f.context) is not None
-
-
-def either(*ms: Match) -> Match:
-    return lambda f: any(m(f) for m in ms)
-
-
 def period(*periods: Period) -> Match:
     return lambda f: f.period in periods
 
@@ -105,13 +95,19 @@ def _names_a_credential(f: Facts) -> bool:
 
 
 def _push_refused(f: Facts) -> bool:
-    """A refused push to a code repository ("permission to push", "repo.git denied"), not an
-    image registry's "the push refers to a repository … denied"."""
-    return "to push" in f.text.lower() or (f.mentions("push") and f.mentions("git"))
+    """A refused push to a code repository ("permission to push", "repo.git denied", a fork
+    or write access named, an operation that pushes), not an image registry's "the push
+    refers to a repository … denied"."""
+    return (
+        "to push" in f.text.lower()
+        or (f.mentions("push") and f.mentions("git"))
+        or f.mentions("fork")
+        or (f.mentions("write") and f.mentions("access"))
+        or _PUSH.search(f.context) is not None
+    )
 
 
-def _write_access(f: Facts) -> bool:
-    return f.mentions("write") and f.mentions("access")
+_PUSH = re.compile(r"\bpush\b", re.IGNORECASE)
 
 
 _ADMIN = (
@@ -268,7 +264,7 @@ RULES: tuple[Rule, ...] = (
         "a refused push has a known fix: fork it",
         signals=[S.FORBIDDEN],
         statuses=[401, 403],
-        when=either(_push_refused, mentions("fork"), _write_access, about(r"\bpush\b")),
+        when=_push_refused,
     ),
     row(k.TOKEN_EXPIRED, "an expired token is renewed, not retried", signals=[S.EXPIRED_TOKEN]),
     row(

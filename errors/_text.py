@@ -967,8 +967,6 @@ def _upstream_type(text: str, words: Words, found: list[Term]) -> str | None:
     upstream = vocabulary().upstream_ids
     codes = [t.spelled.lower() for t in found if id(t) in upstream]
     codes += words.words & _TYPES
-    if not codes:
-        return None
     lowered = words.lowered
     placed = [(lowered.find(code), code) for code in codes if code in lowered]
     if not placed:
@@ -1212,12 +1210,8 @@ def json_rpc_signals(text: str) -> frozenset[Signal]:
     """The signals of the JSON-RPC error codes the text quotes."""
     if "-32" not in text:
         return frozenset()
-    found = set()
-    for quoted, coded in _JSON_RPC.findall(text.lower()):
-        signal = _vocab_grpc.JSON_RPC.get(int(quoted or coded))
-        if signal is not None:
-            found.add(signal)
-    return frozenset(found)
+    codes = (int(quoted or coded) for quoted, coded in _JSON_RPC.findall(text.lower()))
+    return frozenset(_vocab_grpc.JSON_RPC[c] for c in codes if c in _vocab_grpc.JSON_RPC)
 
 
 class MailReply(NamedTuple):
@@ -1271,11 +1265,9 @@ def _leading(words: Words) -> re.Match[str] | None:
     if match is None or int(match[1]) not in _vocab_mail.MAIL_ONLY:
         return None
     after = words.padded[match.end() :]
-    return (
-        None
-        if any(after.startswith(f" {p} ") for p in OWN_PHRASES.get(int(match[1]), ()))
-        else match
-    )
+    if any(after.startswith(f" {p} ") for p in OWN_PHRASES.get(int(match[1]), ())):
+        return None
+    return match
 
 
 def _mail_signal(basic: int, enhanced: str) -> Signal:
@@ -1297,6 +1289,7 @@ _NSURL = re.compile(r"nsurlerrordomain\W{1,3}code\W{0,2}(-\d{3,4})")
 _FAMILIES = (
     ("curl", _CURL, True, _vocab_clients.CURL_CODES, _vocab_clients.CURL_CONNECT),
     ("nsurlerrordomain", _NSURL, False, _vocab_clients.NSURL_CODES, _vocab_clients.NSURL_CONNECT),
+    ("ora", _ORACLE, False, _vocab_db.ORACLE_CODES, _vocab_db.ORACLE_CONNECT),
 )
 
 
@@ -1311,10 +1304,6 @@ def client_codes(words: Words) -> tuple[frozenset[Signal], bool]:
             codes = [int(c) for c in pattern.findall(words.padded if in_words else words.lowered)]
             found.update(table[code] for code in codes if code in table)
             connect = connect or any(code in connecting for code in codes)
-    if "ora" in words.words:
-        codes = [int(c) for c in _ORACLE.findall(words.lowered)]
-        found.update(_vocab_db.ORACLE_CODES[c] for c in codes if c in _vocab_db.ORACLE_CODES)
-        connect = connect or any(code in _vocab_db.ORACLE_CONNECT for code in codes)
     return frozenset(found), connect
 
 
@@ -1325,13 +1314,9 @@ def sqlstate_signals(text: str, words: Words) -> frozenset[Signal]:
     """The signals of the SQLSTATEs the text quotes."""
     if "sqlstate" not in words.words:
         return frozenset()
-    found = set()
-    for code in _SQLSTATE.findall(text.lower()):
-        upper = code.upper()
-        signal = _vocab_db.SQLSTATES.get(upper) or _vocab_db.SQLSTATE_CLASSES.get(upper[:2])
-        if signal is not None:
-            found.add(signal)
-    return frozenset(found)
+    codes = [code.upper() for code in _SQLSTATE.findall(text.lower())]
+    found = (_vocab_db.SQLSTATES.get(c) or _vocab_db.SQLSTATE_CLASSES.get(c[:2]) for c in codes)
+    return frozenset(signal for signal in found if signal is not None)
 
 
 # --- when to try again -----------------------------------------------------------------

@@ -129,24 +129,20 @@ def _sentence(kind: Kind, facts: Facts, subject: str, action: Action, wait: floa
 
 # The sentences that name the thing an error is about — and the value the caller sent for it,
 # when the error points at it (`errors._text.named_value`) — so the model can correct its call.
+_NOT_VALID = (
+    "{subject} was turned down because the {what} {value} is not one it accepts; send it "
+    "again with a valid {what}.",
+    "{subject} was turned down because the {what} it was given is not valid; send it again "
+    "with a valid {what}.",
+)
 _THING_SENTENCES = {
     ErrorType.NOT_FOUND: (
         "{subject} stopped because no {what} called {value} could be found; check the name "
         "and try again.",
         "{subject} couldn't find the {what} it asked for; check the name and try again.",
     ),
-    ErrorType.INVALID_REQUEST: (
-        "{subject} was turned down because the {what} {value} is not one it accepts; send it "
-        "again with a valid {what}.",
-        "{subject} was turned down because the {what} it was given is not valid; send it again "
-        "with a valid {what}.",
-    ),
-    ErrorType.INVALID_INPUT: (
-        "{subject} was turned down because the {what} {value} is not one it accepts; send it "
-        "again with a valid {what}.",
-        "{subject} was turned down because the {what} it was given is not valid; send it again "
-        "with a valid {what}.",
-    ),
+    ErrorType.INVALID_REQUEST: _NOT_VALID,
+    ErrorType.INVALID_INPUT: _NOT_VALID,
     ErrorType.ALREADY_EXISTS: (
         "{subject} was turned down because the {what} {value} already exists; use it or choose "
         "a different name.",
