@@ -262,17 +262,16 @@ def _may_call(request: ModelRequest, calls: tuple[Call, ...]) -> bool:
     """Whether the request allows tool use and offers every tool of `calls`."""
     if request.tool_choice is not None and request.tool_choice["type"] == "none":
         return False
-    offered = {definition.get("name") for definition in request.tools}
-    return all(tool in offered for tool, _ in calls)
+    return all(tool in _offered(request) for tool, _ in calls)
 
 
 def _instead(request: ModelRequest, intent: Intent) -> str:
     """What to say when there is no call to make: the intent's reply, the help with the
     tools on offer, or why a call cannot be made."""
     missing = [tool for tool, _ in intent.calls if tool not in _offered(request)]
-    if intent.calls and intent.tool != "exchange_rate" and missing:
+    if missing and intent.tool != "exchange_rate":
         return f"There is no tool called {missing[0]} here. {help_text(request.tools)}"
-    if intent.reply == HELP or (intent.calls and missing):
+    if missing or intent.reply == HELP:
         return help_text(request.tools)
     return intent.reply or "I can't look that up right now."
 
@@ -300,16 +299,19 @@ _OWN_TOOLS = {"get_weather", "calculate", "exchange_rate"}
 
 def _example(tool: Mapping[str, Any]) -> str:
     """ "use echo with text=…": how to name a tool, with its first input."""
-    properties = (tool.get("input_schema") or {}).get("properties") or {}
-    first = next(iter(properties), None)
+    first = next(iter(_inputs(tool)), None)
     return f"use {tool['name']} with {first}=…" if first else f"use {tool['name']}"
 
 
 def _tool_line(tool: Mapping[str, Any]) -> str:
     """ "add (a, b)": a tool's name and its inputs."""
-    properties = (tool.get("input_schema") or {}).get("properties") or {}
-    inputs = ", ".join(str(key) for key in properties)
+    inputs = ", ".join(str(key) for key in _inputs(tool))
     return f"{tool['name']} ({inputs})" if inputs else str(tool["name"])
+
+
+def _inputs(tool: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A tool's inputs, by name: the properties of its input schema."""
+    return (tool.get("input_schema") or {}).get("properties") or {}
 
 
 def _typed(request: ModelRequest, calls: tuple[Call, ...]) -> tuple[Call, ...]:
@@ -318,7 +320,7 @@ def _typed(request: ModelRequest, calls: tuple[Call, ...]) -> tuple[Call, ...]:
     offered = _offered(request)
     typed: list[Call] = []
     for tool, tool_input in calls:
-        schema = (offered.get(tool, {}).get("input_schema") or {}).get("properties") or {}
+        schema = _inputs(offered.get(tool, {}))
         typed.append(
             (tool, {key: _value(value, schema.get(key)) for key, value in tool_input.items()})
         )
@@ -410,9 +412,9 @@ def _sentence(
         return f"Sorry — {_as_clause(text)}" if text else "Sorry — that didn't work."
     name = call.get("name")
     data = _json(text)
-    if name is not None and name not in _OWN_TOOLS:
-        return _readable(text)  # another tool's answer (an MCP server's, say), in words
-    if data is None:
+    if name is not None and name not in _OWN_TOOLS:  # another tool's (an MCP server's, say)
+        return _words(data) if isinstance(data, dict | list) else text  # its JSON in words
+    if not isinstance(data, dict):
         return text
     if name == "exchange_rate":
         return _rate_sentence(data)
@@ -425,17 +427,9 @@ def _sentence(
     return _weather_sentence(call, data)
 
 
-def _readable(text: str) -> str:
-    """A tool's answer as plain words: JSON's keys and values ("temperature: 12; sky:
-    clear"), one value alone as itself; any other text as it is."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text
-    return _words(data) if isinstance(data, dict | list) else text
-
-
 def _words(value: Any) -> str:
+    """JSON as plain words: keys and values ("temperature: 12; sky: clear"), one value alone
+    as itself."""
     if isinstance(value, dict):
         if len(value) == 1:
             return _words(next(iter(value.values())))
@@ -487,12 +481,12 @@ def _input(call: Mapping[str, Any], key: str) -> str | None:
     return str(value) if value else None
 
 
-def _json(text: str) -> dict[str, Any] | None:
+def _json(text: str) -> Any:
+    """`text` read as JSON; None when it is not JSON."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except ValueError:
         return None
-    return data if isinstance(data, dict) else None
 
 
 def _join(items: list[str]) -> str:

@@ -81,26 +81,21 @@ Token = tuple[str, str, int, int]  # kind, its text, start, end
 def read_sum(text: str) -> Sum | Unread | None:
     """The longest sum in `text`, or what could not be read of one; None if it has none."""
     found = [read for run in _runs(text) if (read := _read(text, run)) is not None]
-    unread = [read for read in found if isinstance(read, Unread)]
-    if unread:
-        return unread[0]
-    sums = [read for read in found if isinstance(read, Sum)]
-    return max(sums, key=lambda s: len(s.written)) if sums else None
+    unread = next((read for read in found if isinstance(read, Unread)), None)
+    return unread or max(found, key=lambda read: len(read.written), default=None)
 
 
 def _runs(text: str) -> list[list[Token]]:
-    """The runs of sum tokens in `text`, each without the spaces around it."""
-    runs: list[list[Token]] = [[]]
-    position = 0
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None or not match.lastgroup:
+    """The runs of sum tokens in `text`, each without the spaces around it: a run ends where
+    something that is no token comes between two."""
+    runs: list[list[Token]] = []
+    end = -1
+    for match in _TOKEN.finditer(text):
+        if match.start() != end:
             runs.append([])
-            position += 1
-            continue
-        if match.lastgroup != "space":
-            runs[-1].append((match.lastgroup, match[0], match.start(), match.end()))
-        position = match.end()
+        end = match.end()
+        if match.lastgroup and match.lastgroup != "space":
+            runs[-1].append((match.lastgroup, match[0], match.start(), end))
     return [run for run in runs if run]
 
 

@@ -91,18 +91,13 @@ __all__ = [
 # The verdict on each retry state's latest failure, with the attempt it is for.
 _VERDICTS: WeakKeyDictionary[RetryCallState, tuple[int, Verdict]] = WeakKeyDictionary()
 
-Backoff = Callable[[RetryCallState], float]
-
 
 def verdict_of(state: RetryCallState) -> Verdict | None:
     """The verdict on the latest attempt of `state`, if it failed (classified at most once)."""
     error = _failure(state)
     if error is None:
         return None
-    known = _VERDICTS.get(state)
-    if known is not None and known[0] == state.attempt_number:
-        return known[1]
-    return _remember(state, classify(error, "", retry_count=state.attempt_number - 1))
+    return _once(state, lambda: classify(error, "", retry_count=state.attempt_number - 1))
 
 
 class retry_if_error_to_action(retry_base):
@@ -130,19 +125,19 @@ class retry_if_error_to_action(retry_base):
 
     def verdict(self, state: RetryCallState, error: BaseException) -> Verdict:
         """The verdict on `error`, the latest attempt's failure, classified once."""
-        known = _VERDICTS.get(state)
-        if known is not None and known[0] == state.attempt_number:
-            return known[1]
-        cap = self.max_wait_s() if callable(self.max_wait_s) else self.max_wait_s
-        retries = state.attempt_number - 1
-        verdict = classify(error, self.operation, self.user_context, retries, max_wait_s=cap)
-        return _remember(state, verdict)
+
+        def read() -> Verdict:
+            cap = self.max_wait_s() if callable(self.max_wait_s) else self.max_wait_s
+            retries = state.attempt_number - 1
+            return classify(error, self.operation, self.user_context, retries, max_wait_s=cap)
+
+        return _once(state, read)
 
 
 class wait_error_to_action(wait_base):
     """The wait the failure asks for; without one, `backoff` (full jitter by default)."""
 
-    def __init__(self, backoff: Backoff | None = None) -> None:
+    def __init__(self, backoff: Callable[[RetryCallState], float] | None = None) -> None:
         self.backoff = backoff or wait_random_exponential(multiplier=0.5, max=4)
 
     def __call__(self, state: RetryCallState) -> float:
@@ -171,9 +166,12 @@ def _failure(state: RetryCallState) -> Exception | None:
     return error if isinstance(error, Exception) else None
 
 
-def _remember(state: RetryCallState, verdict: Verdict) -> Verdict:
-    _VERDICTS[state] = (state.attempt_number, verdict)
-    return verdict
+def _once(state: RetryCallState, read: Callable[[], Verdict]) -> Verdict:
+    """The verdict on the latest attempt of `state`: `read()` the first time, then remembered."""
+    known = _VERDICTS.get(state)
+    if known is None or known[0] != state.attempt_number:
+        known = _VERDICTS[state] = (state.attempt_number, read())
+    return known[1]
 
 
 # --- the caller's own bounds -----------------------------------------------------------------
@@ -194,24 +192,19 @@ class RetryBudget:
             raise ValueError("max_tokens must be positive and token_ratio not negative")
         self.max_tokens = max_tokens
         self.token_ratio = token_ratio
-        self._tokens = max_tokens
-
-    @property
-    def tokens(self) -> float:
-        """Tokens left."""
-        return self._tokens
+        self.tokens = max_tokens  # tokens left
 
     def allows_retry(self) -> bool:
         """Whether one more retry may be sent now."""
-        return self._tokens > self.max_tokens / 2
+        return self.tokens > self.max_tokens / 2
 
     def record_failure(self) -> None:
         """A failed attempt costs one token."""
-        self._tokens = max(0.0, self._tokens - 1)
+        self.tokens = max(0.0, self.tokens - 1)
 
     def record_success(self) -> None:
         """A success earns back a fraction of a token."""
-        self._tokens = min(self.max_tokens, self._tokens + self.token_ratio)
+        self.tokens = min(self.max_tokens, self.tokens + self.token_ratio)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,15 +273,10 @@ class Deadline:
         except TimeoutError:
             if not scope.expired():
                 raise
-            raise _cut(source, limit, limit < timeout_s) from None
-
-
-def _cut(source: str, limit: float, by_deadline: bool) -> Exception:
-    if by_deadline:
-        return DeadlineExceeded(
-            f"the call's deadline cut {source} after {limit:.2f} s", source=source
-        )
-    return TimeoutError(f"{source} gave no complete answer within {limit:g} s")
+            if limit < timeout_s:
+                cut = f"the call's deadline cut {source} after {limit:.2f} s"
+                raise DeadlineExceeded(cut, source=source) from None
+            raise TimeoutError(f"{source} gave no complete answer within {limit:g} s") from None
 
 
 MAX_HOLD_S = 24 * 3600.0  # the longest a source's own words may hold its circuit open

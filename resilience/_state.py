@@ -21,6 +21,7 @@ in-process state, and tries the store again after `RETRY_AFTER_S`; no call fails
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import time
 from collections.abc import Callable
@@ -28,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from errors import UpstreamStatus
+from errors import BadSetting, UpstreamStatus
+from errors._redact import has_space_or_control
 from resilience._policy import (
     IN_PROCESS,
     MAX_HOLD_S,
@@ -36,8 +38,9 @@ from resilience._policy import (
     BreakerState,
     Bucket,
     Budget,
-    InProcess,
+    CircuitBreaker,
     RequestBucket,
+    RetryBudget,
     State,
 )
 
@@ -48,7 +51,6 @@ __all__ = [
     "RETRY_AFTER_S",
     "Paced",
     "RedisState",
-    "StoreDown",
     "check_state_url",
     "state_from_url",
 ]
@@ -64,19 +66,14 @@ _PREFIX = "failsafe-agent"
 
 # The server's own clock, in seconds, for every script.
 _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) + tonumber(t[2]) / 1000000\n"
-_ALLOW = (
-    _NOW
-    + """
+_ALLOW = f"""{_NOW}
 local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
 if open_until == 0 then return 1 end
 if now < open_until then return 0 end
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return 1 end
 return 0
 """
-)
-_FAILURE = (
-    _NOW
-    + """
+_FAILURE = f"""{_NOW}
 local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
 local half_open = open_until > 0 and now >= open_until
 local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
@@ -90,10 +87,7 @@ end
 redis.call('EXPIRE', KEYS[1], 3600)
 return 0
 """
-)
-_HOLD = (
-    _NOW
-    + """
+_HOLD = f"""{_NOW}
 local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
 local held = math.max(open_until, now + tonumber(ARGV[1]))
 redis.call('HSET', KEYS[1], 'until', tostring(held))
@@ -101,15 +95,11 @@ redis.call('EXPIRE', KEYS[1], math.ceil(held - now) + 3600)
 redis.call('DEL', KEYS[2])
 return 1
 """
-)
-_REMAINING = (
-    _NOW
-    + """
+_REMAINING = f"""{_NOW}
 local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
 if open_until == 0 then return '-1' end
 return tostring(math.max(0, open_until - now))
 """
-)
 _BUDGET = """
 local max_tokens = tonumber(ARGV[1])
 local tokens = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
@@ -117,9 +107,7 @@ tokens = math.max(0, math.min(max_tokens, tokens + tonumber(ARGV[2])))
 redis.call('SET', KEYS[1], tostring(tokens), 'EX', 3600)
 return tostring(tokens)
 """
-_TAKE = (
-    _NOW
-    + """
+_TAKE = f"""{_NOW}
 local per_minute = tonumber(ARGV[1])
 local rate = per_minute / 60
 local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens') or ARGV[1])
@@ -133,7 +121,6 @@ if wait <= tonumber(ARGV[2]) then
 end
 return tostring(wait)
 """
-)
 
 
 class RedisState:
@@ -147,51 +134,46 @@ class RedisState:
         self._scripts: dict[str, Any] = {}  # script text → its registered (EVALSHA) form
         self._down_until = 0.0
         self._said = False
-        self._local = InProcess()
 
-    # The three kinds of state.
+    # The three kinds of state, each with its twin in this process.
     def breaker(
         self, name: str, threshold: int, cooldown_s: float, clock: Callable[[], float]
     ) -> Breaker:
-        twin = self._local.breaker(name, threshold, cooldown_s, clock)
-        return _SharedBreaker(self, self._key("breaker", name), threshold, cooldown_s, twin)
+        twin = CircuitBreaker(threshold, cooldown_s, clock)
+        return _SharedBreaker(self, self._key("breaker", name), twin)
 
     def budget(self, name: str, max_tokens: float, token_ratio: float) -> Budget:
-        twin = self._local.budget(name, max_tokens, token_ratio)
-        return _SharedBudget(self, self._key("budget", name), max_tokens, token_ratio, twin)
+        twin = RetryBudget(max_tokens, token_ratio)
+        return _SharedBudget(self, self._key("budget", name), twin)
 
     def bucket(self, name: str, per_minute: float, clock: Callable[[], float]) -> Bucket:
         twin = RequestBucket(per_minute, clock)
-        return _SharedBucket(self, self._key("bucket", name), per_minute, twin)
+        return _SharedBucket(self, self._key("bucket", name), twin)
 
     # What they share.
-    def run(self, script: str, keys: list[str], args: list[object]) -> object:
-        """Run a Lua `script` on the store; raises `OSError`-like `StoreDown` when it is not
-        reachable (or was not, a moment ago)."""
+    def run(
+        self, script: str, keys: list[str], args: list[object], fallback: Callable[[], object]
+    ) -> object:
+        """Run a Lua `script` on the store; `fallback()` instead when the store cannot be
+        reached (or could not, a moment ago)."""
         if time.monotonic() < self._down_until:
-            raise StoreDown
+            return fallback()
         import redis
 
         try:
-            client = self._client or self._connect()
-            registered = self._scripts.get(script) or self._scripts.setdefault(
-                script, client.register_script(script)
-            )
-            return registered(keys=keys, args=args)
+            if self._client is None:
+                self._client = redis.Redis.from_url(
+                    self.url,
+                    socket_timeout=_TIMEOUT_S,
+                    socket_connect_timeout=_TIMEOUT_S,
+                    decode_responses=True,
+                )
+            if script not in self._scripts:
+                self._scripts[script] = self._client.register_script(script)
+            return self._scripts[script](keys=keys, args=args)
         except (redis.RedisError, OSError) as error:
             self._fall_back(error)
-            raise StoreDown from error
-
-    def _connect(self) -> redis.Redis:
-        import redis
-
-        self._client = redis.Redis.from_url(
-            self.url,
-            socket_timeout=_TIMEOUT_S,
-            socket_connect_timeout=_TIMEOUT_S,
-            decode_responses=True,
-        )
-        return self._client
+            return fallback()
 
     def _fall_back(self, error: BaseException) -> None:
         self._down_until = time.monotonic() + RETRY_AFTER_S
@@ -224,21 +206,15 @@ class Paced(UpstreamStatus):
         self.wait_s = wait_s
 
 
-class StoreDown(Exception):
-    """The shared store could not be reached: use this worker's own state."""
-
-
 class _SharedBreaker:
     """A breaker whose counts and cool-down live in the store, one for the whole fleet; its
     `twin` in this process answers while the store cannot."""
 
-    def __init__(
-        self, store: RedisState, key: str, threshold: int, cooldown_s: float, twin: Breaker
-    ) -> None:
-        self.threshold, self.cooldown_s = threshold, cooldown_s
+    def __init__(self, store: RedisState, key: str, twin: CircuitBreaker) -> None:
+        self.threshold, self.cooldown_s = twin.threshold, twin.cooldown_s
         self._store, self._keys, self._twin = store, [key, f"{key}:probe"], twin
         # A probe's slot is kept as long as one attempt may take, then frees itself.
-        self._probe_ms = int(max(cooldown_s, 60.0) * 1000)
+        self._probe_ms = int(max(self.cooldown_s, 60.0) * 1000)
 
     @property
     def state(self) -> BreakerState:
@@ -250,35 +226,21 @@ class _SharedBreaker:
     def allow(self) -> bool:
         if self.threshold <= 0:
             return True
-        try:
-            return bool(self._store.run(_ALLOW, self._keys, [self._probe_ms]))
-        except StoreDown:
-            return self._twin.allow()
+        return bool(self._run(_ALLOW, [self._probe_ms], self._twin.allow))
 
     def record_success(self) -> None:
-        try:
-            self._store.run("redis.call('DEL', KEYS[1], KEYS[2]) return 1", self._keys, [])
-        except StoreDown:
-            self._twin.record_success()
+        self._run("redis.call('DEL', KEYS[1], KEYS[2]) return 1", [], self._twin.record_success)
 
     def record_failure(self) -> bool:
-        try:
-            args: list[object] = [self.threshold, self.cooldown_s]
-            return bool(self._store.run(_FAILURE, self._keys, args))
-        except StoreDown:
-            return self._twin.record_failure()
+        args: list[object] = [self.threshold, self.cooldown_s]
+        return bool(self._run(_FAILURE, args, self._twin.record_failure))
 
     def hold(self, seconds: float) -> None:
-        try:
-            self._store.run(_HOLD, self._keys, [min(max(seconds, 0.0), MAX_HOLD_S)])
-        except StoreDown:
-            self._twin.hold(seconds)
+        held = min(max(seconds, 0.0), MAX_HOLD_S)
+        self._run(_HOLD, [held], lambda: self._twin.hold(seconds))
 
     def release(self) -> None:
-        try:
-            self._store.run("redis.call('DEL', KEYS[2]) return 1", self._keys, [])
-        except StoreDown:
-            self._twin.release()
+        self._run("redis.call('DEL', KEYS[2]) return 1", [], self._twin.release)
 
     def remaining_cooldown(self) -> float:
         remaining = self._remaining()
@@ -286,60 +248,51 @@ class _SharedBreaker:
 
     def _remaining(self) -> float | None:
         """Seconds of cool-down left (-1: closed), or None when the store cannot say."""
-        try:
-            return float(str(self._store.run(_REMAINING, self._keys, [])))
-        except StoreDown:
-            return None
+        remaining = self._run(_REMAINING, [], lambda: None)
+        return None if remaining is None else float(str(remaining))
+
+    def _run(self, script: str, args: list[object], fallback: Callable[[], object]) -> object:
+        return self._store.run(script, self._keys, args, fallback)
 
 
 class _SharedBudget:
     """The retry budget counted in the store: one budget for the fleet."""
 
-    def __init__(
-        self, store: RedisState, key: str, max_tokens: float, token_ratio: float, twin: Budget
-    ) -> None:
-        self.max_tokens, self.token_ratio = max_tokens, token_ratio
+    def __init__(self, store: RedisState, key: str, twin: RetryBudget) -> None:
+        self.max_tokens, self.token_ratio = twin.max_tokens, twin.token_ratio
         self._store, self._keys, self._twin = store, [key], twin
 
     @property
     def tokens(self) -> float:
-        return self._add(0.0)
+        return float(str(self._add(0.0, lambda: self._twin.tokens)))
 
     def allows_retry(self) -> bool:
         return self.tokens > self.max_tokens / 2
 
     def record_failure(self) -> None:
-        self._add(-1.0)
+        self._add(-1.0, self._twin.record_failure)
 
     def record_success(self) -> None:
-        self._add(self.token_ratio)
+        self._add(self.token_ratio, self._twin.record_success)
 
-    def _add(self, change: float) -> float:
-        try:
-            return float(str(self._store.run(_BUDGET, self._keys, [self.max_tokens, change])))
-        except StoreDown:
-            if change < 0:
-                self._twin.record_failure()
-            elif change > 0:
-                self._twin.record_success()
-            return self._twin.tokens
+    def _add(self, change: float, fallback: Callable[[], object]) -> object:
+        """Add `change` to the tokens in the store: the tokens left (`fallback()` without it)."""
+        return self._store.run(_BUDGET, self._keys, [self.max_tokens, change], fallback)
 
 
 class _SharedBucket:
     """The request bucket in the store: one rate for the fleet."""
 
-    def __init__(self, store: RedisState, key: str, per_minute: float, twin: Bucket) -> None:
-        self.per_minute = per_minute
+    def __init__(self, store: RedisState, key: str, twin: RequestBucket) -> None:
+        self.per_minute = twin.per_minute
         self._store, self._keys, self._twin = store, [key], twin
 
     def take(self, max_wait_s: float = math.inf) -> float:
         if self.per_minute <= 0:
             return 0.0
-        try:
-            args: list[object] = [self.per_minute, min(max_wait_s, 1e9)]
-            return float(str(self._store.run(_TAKE, self._keys, args)))
-        except StoreDown:
-            return self._twin.take(max_wait_s)
+        args: list[object] = [self.per_minute, min(max_wait_s, 1e9)]
+        waited = self._store.run(_TAKE, self._keys, args, lambda: self._twin.take(max_wait_s))
+        return float(str(waited))
 
 
 _SCHEMES = ("redis", "rediss", "unix", "valkey", "valkeys")
@@ -356,18 +309,11 @@ def state_from_url(url: str | None, *, namespace: str = "default") -> State:
     scheme, _, rest = url.partition("://")
     scheme = scheme.lower().replace("valkey", "redis")  # the same protocol
     url = f"{scheme}://{rest}"
-    if (url, namespace) not in _STORES:
-        _STORES[url, namespace] = RedisState(url, namespace=namespace)
-    return _STORES[url, namespace]
+    return _STORES.setdefault((url, namespace), RedisState(url, namespace=namespace))
 
 
 def check_state_url(url: str) -> None:
     """`BadSetting` unless `url` is a store URL this process can use."""
-    import importlib.util
-
-    from errors import BadSetting
-    from errors._redact import has_space_or_control
-
     scheme, sep, rest = url.partition("://")
     if not sep or scheme.lower() not in _SCHEMES or not rest:
         raise BadSetting("AGENT_STATE_URL", "must be a redis://, rediss:// or unix:// URL")

@@ -44,7 +44,7 @@ from urllib.parse import quote, quote_plus
 
 import structlog
 
-from errors import Action, ErrorAction, Verdict, duration, for_outside
+from errors import Action, ErrorAction, OwnFault, Verdict, classify, duration, for_outside
 
 if TYPE_CHECKING:
     from opentelemetry import trace as otel_trace
@@ -146,7 +146,14 @@ class Event:
         if self.what == "attempting":
             return "attempting", f"waiting for {self.source}"
         if self.what == "failed" and self.wait_s is not None:
-            return _retrying(self.source, self.action, self.next, self.wait_s)
+            if self.next == "retry_after":
+                return (
+                    "waiting",
+                    f"{self.source} is busy — waiting {_whole(self.wait_s)} as it asked",
+                )
+            if self.action == Action.WAIT:
+                return "waiting", f"{self.source} is busy — {retry_phrase(self.wait_s)}"
+            return "retrying", f"{self.source} failed — {retry_phrase(self.wait_s)}"
         if self.what == "skipped":
             return "skipped", f"{self.source} is paused after repeated failures — skipping"
         if self.what == "falling_back":
@@ -154,16 +161,6 @@ class Event:
         if self.what == "gave_up" and self.kind == "tool":
             return "degraded", "no source answered"
         return None
-
-
-def _retrying(
-    source: str, action: str | None, reason: Reason | None, wait_s: float
-) -> tuple[ProgressKind, str]:
-    if reason == "retry_after":
-        return "waiting", f"{source} is busy — waiting {_whole(wait_s)} as it asked"
-    if action == Action.WAIT:
-        return "waiting", f"{source} is busy — {retry_phrase(wait_s)}"
-    return "retrying", f"{source} failed — {retry_phrase(wait_s)}"
 
 
 def retry_phrase(wait_s: float) -> str:
@@ -195,19 +192,13 @@ def log_event(event: Event) -> None:
             log.warning(f"{prefix}.circuit_open", **who, cooldown_s=cooldown)
         case "falling_back":
             log.info(f"{prefix}.fallback_used", **who, failed_source=event.previous)
-        case "gave_up":
-            _log_gave_up(event)
-
-
-def _log_gave_up(event: Event) -> None:
-    """The end of a call no source answered: which source failed last, and as what (that
-    failure was logged with its attempt, note and all; it is not repeated here)."""
-    error_type = event.verdict.result.error_type if event.verdict else None
-    if event.kind == "tool":
-        log.warning("tool.degraded", tool=event.caller, last_source=event.source or None,
-                    error_type=error_type)  # fmt: skip
-    else:
-        log.warning("model.call_failed", last_source=event.source or None, error_type=error_type)
+        case "gave_up":  # which source failed last, and as what (its attempt logged the rest)
+            last = {"last_source": event.source or None}
+            error_type = event.verdict.result.error_type if event.verdict else None
+            if event.kind == "tool":
+                log.warning("tool.degraded", tool=event.caller, **last, error_type=error_type)
+            else:
+                log.warning("model.call_failed", **last, error_type=error_type)
 
 
 def _who(event: Event) -> dict[str, Any]:
@@ -225,8 +216,6 @@ def _failure(event: Event) -> dict[str, Any]:
 
 def listener_failed(event: Event, error: Exception) -> None:
     """Log a listener that raised: a display problem must not cost the answer."""
-    from errors import OwnFault, classify
-
     fault = OwnFault(f"the progress observer raised {type(error).__name__}: {error}")
     result: ErrorAction = classify(fault, "showing progress").result
     log.error(f"{event.kind}.observer_failed", **_who(event), **result.log_fields())
@@ -333,15 +322,15 @@ class _Otel:
 
         self.tracer = tracer
         self.content = content
-        self._trace = trace
-        self._kinds = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
+        self.trace = trace
+        self.kinds = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
         self.error = Status(StatusCode.ERROR)
 
     @contextlib.contextmanager
     def span(self, name: str, kind: Kind, attributes: Attributes) -> Iterator[Span]:
         with self.tracer.start_as_current_span(
             name,
-            kind=self._kinds[kind],
+            kind=self.kinds[kind],
             attributes=_clean(attributes),
             record_exception=False,  # an exception's text is unredacted: never recorded
             set_status_on_exception=False,
@@ -353,15 +342,6 @@ class _Otel:
                 otel_span.set_attribute("error.type", _escaped(exc))
                 otel_span.set_status(self.error)
                 raise
-
-    def start(self, name: str, kind: Kind, attributes: Attributes) -> Span:
-        otel_span = self.tracer.start_span(
-            name, kind=self._kinds[kind], attributes=_clean(attributes), record_exception=False
-        )
-        return _Recording(self, otel_span)
-
-    def current(self) -> Span:
-        return _Recording(self, self._trace.get_current_span())
 
 
 _otel: _Otel | None = None
@@ -406,12 +386,16 @@ def start(name: str, *, kind: Kind = "internal", attributes: Attributes | None =
     (The engine's attempt spans: opened and ended by events, in the caller's task.)"""
     if _otel is None:
         return NULL_SPAN
-    return _otel.start(name, kind, attributes or {})
+    attributes = _clean(attributes or {})
+    otel_span = _otel.tracer.start_span(
+        name, kind=_otel.kinds[kind], attributes=attributes, record_exception=False
+    )
+    return _Recording(_otel, otel_span)
 
 
 def current() -> Span:
     """The span current here (the one a caller opened around this work), or the no-op one."""
-    return NULL_SPAN if _otel is None else _otel.current()
+    return NULL_SPAN if _otel is None else _Recording(_otel, _otel.trace.get_current_span())
 
 
 @contextlib.contextmanager
