@@ -110,8 +110,7 @@ Blame = Literal["source", "caller", "none"]
 class ErrorAction(BaseModel):
     """What a failure means and what happens next; only `user_message` reaches a model."""
 
-    # Its validator is built on first use, not at import: most commands never meet a failure.
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     error_type: str = Field(min_length=1, max_length=40)
     user_message: str = Field(min_length=1, max_length=240)
@@ -127,8 +126,8 @@ class ErrorAction(BaseModel):
         return self
 
     def to_json(self) -> str:
-        """The skill's JSON object, on one line."""
-        return self.model_dump_json()
+        """The skill's JSON object, on one line (`model_dump_json`'s, without its wrapper)."""
+        return _SERIALIZE(self).decode()
 
     def log_fields(self) -> dict[str, str | bool]:
         """The fields every failure's log event carries: never the user message, never the body."""
@@ -138,6 +137,9 @@ class ErrorAction(BaseModel):
             "retryable": self.retryable,
             "developer_note": self.developer_note,
         }
+
+
+_SERIALIZE = ErrorAction.__pydantic_serializer__.to_json
 
 
 @dataclass(frozen=True, slots=True)

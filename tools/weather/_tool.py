@@ -69,7 +69,7 @@ DESCRIPTION = (
 class WeatherInput(BaseModel):
     """The tool's input, validated before any request is made."""
 
-    model_config = ConfigDict(str_strip_whitespace=True, extra="forbid", defer_build=True)
+    model_config = ConfigDict(str_strip_whitespace=True, extra="forbid")
 
     city: str = Field(
         min_length=1,
