@@ -141,7 +141,8 @@ def _unaccented(terms: Iterable[Term]) -> Iterator[Term]:
 
 # Under each anchor: the one-word terms (found as soon as the anchor is), and the longer
 # phrases with their padded form, to be checked as whole words. Phrases in another script
-# are looked for inside the text instead (Chinese and Japanese put no spaces between words).
+# are under their first two characters, as written: looked for inside the text instead
+# (Chinese and Japanese put no spaces between words).
 _Entry = tuple[tuple[Term, ...], tuple[tuple[str, Term], ...]]
 
 
@@ -175,12 +176,12 @@ _COMMON = frozenset(
 )
 
 
-def _by_pair(terms: Iterable[Term]) -> dict[str, tuple[tuple[str, Term], ...]]:
+def _by_pair(terms: Iterable[Term]) -> dict[str, _Entry]:
     """Phrases in other scripts by their first two characters, which a text must contain."""
     index: dict[str, list[tuple[str, Term]]] = {}
     for found in terms:
         index.setdefault(found.phrase[:2], []).append((found.phrase, found))
-    return {pair: tuple(entries) for pair, entries in index.items()}
+    return {pair: ((), tuple(entries)) for pair, entries in index.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,13 +194,12 @@ class Vocabulary:
     literal: dict[str, _Entry]  # other languages' in Latin letters, in its words as written
     anchors: frozenset[str]
     literal_anchors: frozenset[str]
-    other_scripts: dict[str, tuple[tuple[str, Term], ...]]  # anywhere inside the text
+    other_scripts: dict[str, _Entry]  # by their first two characters, anywhere inside it
     rank: dict[int, int]  # by `id(term)`: a term's place in `terms`
     # The words of the English vocabularies, as written and as read (four letters or more):
     # what a glued word may be made of (`_unglued`); and every word they use whole.
     glue: frozenset[str]
     whole: frozenset[str]
-    upstream_ids: frozenset[int]  # the terms that are an API's one-word code or type
 
 
 def vocabulary() -> Vocabulary:
@@ -237,7 +237,6 @@ def _built() -> Vocabulary:
         rank={id(term): rank for rank, term in enumerate(terms)},
         glue=glue,
         whole=frozenset(word for t in terms if not t.literal for word in t.phrase.split()),
-        upstream_ids=frozenset(id(t) for t in terms if t.spelled.lower() in _UPSTREAM),
     )
 
 
@@ -312,7 +311,8 @@ def _unglued(form: str) -> str:
 _UNGLUED: dict[str, str] = {}
 
 
-_SOURCE_FILE = re.compile(r"\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|swift)\b")
+_SOURCE = r"\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|swift)\b"  # a source file's ending
+_SOURCE_FILE = re.compile(_SOURCE)
 
 
 def _without_addresses(text: str) -> str:
@@ -330,10 +330,7 @@ _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>()\[\]{}]+")
 # The name of an extension header in a dumped response ("X-Rate-Limit-Remaining: 4",
 # "x-ratelimit-limit: 60"), then its colon: what it reports is in its value, not its name.
 _HEADER_NAME = re.compile(r"(?i)(?<![\w-])x-[a-z0-9]+(?:-[a-z0-9]+)*:(?= )")
-_SOURCE_PATH = re.compile(
-    r"[\w.@~-]*(?:[/\\][\w.@~-]+)+\.(?:js|mjs|cjs|ts|py|java|kt|scala|go|rs|rb|php|cs|swift)\b"
-    r"(?::\d+)*"
-)
+_SOURCE_PATH = re.compile(rf"[\w.@~-]*(?:[/\\][\w.@~-]+)+{_SOURCE}(?::\d+)*")
 
 
 def find(words: Words) -> list[Term]:
@@ -350,7 +347,9 @@ def find(words: Words) -> list[Term]:
         anchors, offset = words.words & known.literal_anchors, len(words.stems)
         hits += _hits(known.literal, known.rank, anchors, words.padded, offset)
     if not words.lowered.isascii():  # placed after the words, in the order the text has them
-        hits += _other_scripts(known, words.padded, len(words.stems) + len(words.padded))
+        padded, offset = words.padded, len(words.stems) + len(words.padded)
+        pairs = {padded[i : i + 2] for i in range(len(padded) - 1)} & known.other_scripts.keys()
+        hits += _hits(known.other_scripts, known.rank, pairs, padded, offset)
     if len(hits) > 1:
         hits = _outermost(hits)
     hits.sort(key=_POSITION)
@@ -360,7 +359,7 @@ def find(words: Words) -> list[Term]:
 def _hits(
     index: dict[str, _Entry],
     rank: dict[int, int],
-    anchors: frozenset[str],
+    anchors: Iterable[str],
     padded: str,
     offset: int,
 ) -> list[tuple[int, int, Term]]:
@@ -375,18 +374,6 @@ def _hits(
             at = padded.find(phrase)
             if at >= 0:
                 hits.append((at + offset, rank[id(candidate)], candidate))
-    return hits
-
-
-def _other_scripts(known: Vocabulary, padded: str, offset: int) -> list[tuple[int, int, Term]]:
-    """(position, rank, term) of the phrases in other scripts that occur inside `padded`."""
-    pairs = {padded[i : i + 2] for i in range(len(padded) - 1)} & known.other_scripts.keys()
-    hits = []
-    for pair in pairs:
-        for phrase, found in known.other_scripts[pair]:
-            at = padded.find(phrase)
-            if at >= 0:
-                hits.append((offset + at, known.rank[id(found)], found))
     return hits
 
 
@@ -428,7 +415,7 @@ _SIGNAL = attrgetter("signal")
 # body laid out on several lines) do not make a text a stack trace.
 _FRAME = re.compile(
     r"^[ \t]+(?:at |File \"|\.\.\. \d+ more|在 |bei |в |à |en )"
-    r"|^[ \t]+\S*\.(?:py|java|kt|scala|js|mjs|cjs|ts|go|rs|rb|php|cs|swift)\b"
+    rf"|^[ \t]+\S*{_SOURCE}"
 )
 _INDENTED = re.compile(r"^[ \t]")
 _TRACEBACK_START = ("Traceback (most recent call last)", "goroutine ")
@@ -531,21 +518,16 @@ def field_in(text: str) -> tuple[str, str, str] | None:
     lowered = text.lower()
     same_places = len(lowered) == len(text)
     for needed, pattern, (problem, fix) in _PATTERNS:
-        match = pattern.search(lowered) if needed in lowered else None
-        if match is None:
+        if needed not in lowered or (match := pattern.search(lowered)) is None:
             continue
         written = text[match.start("name") : match.end("name")] if same_places else match["name"]
         name = written.rsplit(".", 1)[-1]
-        if _is_name(name):
+        if name.isidentifier() and len(name) <= 30 and name.lower() not in _NOT_NAMES:
             kind = _KINDS.get(match.groupdict().get("kind") or "", "")
             if kind and "input_value=none" in lowered[match.end() : match.end() + 120]:
                 problem, fix = _NULL  # pydantic on a null: the value is missing, not mistyped
             return name, problem.format(name, kind), fix.format(name, kind)
     return None
-
-
-def _is_name(name: str) -> bool:
-    return name.isidentifier() and len(name) <= 30 and name.lower() not in _NOT_NAMES
 
 
 # --- the thing an error is about, and the value it quotes -----------------------------------
@@ -964,8 +946,8 @@ _TYPES = frozenset(STATUS_OF_TYPE)
 
 def _upstream_type(text: str, words: Words, found: list[Term]) -> str | None:
     """The first error code or type of a known API that the text quotes, as it spells it."""
-    upstream = vocabulary().upstream_ids
-    codes = [t.spelled.lower() for t in found if id(t) in upstream]
+    spelled = (t.spelled.lower() for t in found)
+    codes = [code for code in spelled if code in _UPSTREAM]
     codes += words.words & _TYPES
     lowered = words.lowered
     placed = [(lowered.find(code), code) for code in codes if code in lowered]
@@ -1081,7 +1063,8 @@ def status_in(text: str, words: Words) -> int | None:
                 colon = {int(code) for code in _BEFORE_COLON.findall(text)}
             if code not in colon:
                 continue
-        if not _expected(words.padded, match):
+        before = words.padded[max(0, match.start(1) - 32) : match.start(1)].split()[-3:]
+        if "expected" not in before and "expecting" not in before:
             status = code
     if status is None and "://" in text:  # Go clients: "GET https://…/v2/images: 500 (…)"
         after_url = _AFTER_URL.search(text)
@@ -1090,11 +1073,6 @@ def status_in(text: str, words: Words) -> int | None:
 
 
 _AFTER_URL = re.compile(r"://\S+?:\s([45]\d\d)\b")
-
-
-def _expected(padded: str, match: re.Match[str]) -> bool:
-    before = padded[max(0, match.start(1) - 32) : match.start(1)].split()[-3:]
-    return "expected" in before or "expecting" in before
 
 
 def _anchored(padded: str, match: re.Match[str], code: int) -> bool:
@@ -1183,23 +1161,17 @@ _GRPC_WORDS = frozenset({"statuscode", "grpc_status"} | set(_vocab_grpc.BY_NAME)
 
 def grpc_signals(words: Words) -> frozenset[Signal]:
     """The signals of the gRPC statuses the text names where it says they are statuses."""
-    if words.words.isdisjoint(_GRPC_WORDS) or not _may_name_grpc(words):
+    if words.words.isdisjoint(_GRPC_WORDS):
         return frozenset()
-    found: set[Signal] = set()
-    for name, number, node_name in _GRPC.findall(words.padded):
-        signal = _vocab_grpc.BY_NAME.get(name or node_name)
-        signal = signal or (_vocab_grpc.BY_NUMBER.get(int(number)) if number else None)
-        if signal is not None:
-            found.add(signal)
-    return frozenset(found)
-
-
-def _may_name_grpc(words: Words) -> bool:
-    """Whether `_GRPC` can match at all: its marker words, or a gRPC number as a word."""
-    padded = words.padded
-    if "statuscode " in padded or "grpc_status " in padded:
-        return True
-    return not words.words.isdisjoint(_GRPC_NUMBERS)
+    # `_GRPC` matches only after its marker words, or at a gRPC number as a word
+    marked = "statuscode " in words.padded or "grpc_status " in words.padded
+    if not marked and words.words.isdisjoint(_GRPC_NUMBERS):
+        return frozenset()
+    found = (
+        _vocab_grpc.BY_NUMBER.get(int(number)) if number else _vocab_grpc.BY_NAME.get(name or node)
+        for name, number, node in _GRPC.findall(words.padded)
+    )
+    return frozenset(signal for signal in found if signal is not None)
 
 
 _GRPC_NUMBERS = frozenset(str(number) for number in range(1, 17))
@@ -1330,7 +1302,7 @@ _HEADER_HINT = re.compile(
     r"(?i)\bretry-after(-ms)?\s*[:=]\s*(\d+(?:\.\d+)?|[A-Z][a-z]{2},[^\n]{10,30}?GMT)"
 )
 _WORD_HINT = re.compile(
-    r"(?i)retry_?after[\"']?\s*[:=]\s*(\d+(?:\.\d+)?)()"
+    r"(?i)retry_?after[\"']?\s*[:=]\s*(\d+(?:\.\d+)?)"
     r"|(?:retry after|try again in|retry in|wait for|wait)\s+(\d+(?:\.\d+)?)\s*"
     r"(?:(?:more|further|other|additional)\s+)?"  # "wait 59 more minutes": minutes still
     r"(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?\b"
@@ -1410,21 +1382,18 @@ def hint_from_text(text: str, now: datetime | None = None) -> float | None:
     lowered = text.lower()
     if not any(map(lowered.__contains__, _TRIGGERS)):
         return None
-    # The header's pattern needs the (ASCII) words "retry-after", in any case: look first.
-    hint = _header_hint(text, now) if "retry-after" in lowered else None
-    if hint is None:
-        hint = _word_hint(text, lowered)
-    return hint if hint is not None else _period_hint(text, lowered, now)
-
-
-def _header_hint(text: str, now: datetime | None) -> float | None:
-    match = _HEADER_HINT.search(text)
-    if match is None:
-        return None
-    if match.group(1):
-        ms = _number(match.group(2))
-        return None if ms is None else ms / 1000
-    return _seconds(match.group(2), now)
+    # A header the text quotes, read as that header; its pattern needs the (ASCII) words
+    # "retry-after", in any case: look first.
+    header = _HEADER_HINT.search(text) if "retry-after" in lowered else None
+    hint = hint_from_headers({f"retry-after{header[1] or ''}": header[2]}, now) if header else None
+    if hint is None and (said := _search(_WORD_HINT, text, lowered)) is not None:
+        value, number, unit = said.groups()
+        seconds = _number(value or number)
+        hint = None if seconds is None else seconds * _scale(unit or "s")
+    if hint is None and (said := _search(_WORD_PERIOD, text, lowered)) is not None:
+        word = next(group for group in said.groups() if group).lower()
+        hint = until_period_ends(Period.DAY if word == "tomorrow" else Period(word), now)
+    return hint
 
 
 def _search(pattern: re.Pattern[str], text: str, lowered: str) -> re.Match[str] | None:
@@ -1440,29 +1409,12 @@ def _search(pattern: re.Pattern[str], text: str, lowered: str) -> re.Match[str] 
     return pattern.search(text)
 
 
-def _word_hint(text: str, lowered: str) -> float | None:
-    match = _search(_WORD_HINT, text, lowered)
-    if match is None:
-        return None
-    value, _, number, unit = match.groups()
-    seconds = _number(value or number)
-    return None if seconds is None else seconds * _scale(unit or "s")
-
-
 def _scale(unit: str) -> float:
     """Seconds in one `unit` ("ms", "s", "seconds", "min", "hours")."""
     unit = unit.lower()
     if unit == "ms" or unit.startswith("milli"):
         return 0.001
     return {"m": 60.0, "h": 3600.0}.get(unit[0], 1.0)
-
-
-def _period_hint(text: str, lowered: str, now: datetime | None) -> float | None:
-    match = _search(_WORD_PERIOD, text, lowered)
-    if match is None:
-        return None
-    word = next(group for group in match.groups() if group).lower()
-    return until_period_ends(Period.DAY if word == "tomorrow" else Period(word), now)
 
 
 def until_period_ends(period: Period, now: datetime | None = None) -> float:
