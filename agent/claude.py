@@ -12,10 +12,10 @@ the classifier (chaining the original):
 
 No answer may grow past a size: the SDK reads whatever the server sends, so `CappedTransport`
 wraps its httpx2 transport and counts the bytes of every response as they stream in; past
-`max_bytes` (4 MiB) it raises `errors.ResponseTooLarge` (bad data: retried once, then the next
-model). A declared length over the cap is refused before a byte is read. The cap is on the
-decoded body: requests ask for no compression, and a gzip or deflate body sent anyway is
-decoded here, a piece at a time and never past the cap; any other encoding is refused.
+`DEFAULT_MAX_BYTES` (4 MiB) it raises `errors.ResponseTooLarge` (bad data: retried once, then
+the next model). A declared length over the cap is refused before a byte is read. The cap is
+on the decoded body: requests ask for no compression, and a gzip or deflate body sent anyway
+is decoded here, a piece at a time and never past the cap; any other encoding is refused.
 """
 
 from __future__ import annotations
@@ -72,15 +72,11 @@ SOURCE = "claude"  # the `source` of the failures raised here
 
 
 class CappedTransport(httpx2.AsyncBaseTransport):
-    """`inner`, with every response body cut at `max_bytes` (raising `ResponseTooLarge`)."""
+    """`inner`, with every response body cut at `DEFAULT_MAX_BYTES` (raising
+    `ResponseTooLarge`)."""
 
-    def __init__(
-        self, inner: httpx2.AsyncBaseTransport, max_bytes: int = DEFAULT_MAX_BYTES
-    ) -> None:
-        if max_bytes <= 0:
-            raise ValueError("max_bytes must be positive")
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
         self.inner = inner
-        self.max_bytes = max_bytes
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """The inner transport's response, its stream counted (and decoded) as it is read."""
@@ -91,10 +87,10 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         problem: Exception | None = None
         if encoding not in _DECODERS:
             problem = BadUpstreamData(f"the model API sent a {encoding!r} body", source=SOURCE)
-        elif declared.isdigit() and int(declared) > self.max_bytes:
+        elif declared.isdigit() and int(declared) > DEFAULT_MAX_BYTES:
             problem = ResponseTooLarge(
                 f"the model API declared a {declared}-byte body, over the "
-                f"{self.max_bytes}-byte cap",
+                f"{DEFAULT_MAX_BYTES}-byte cap",
                 source=SOURCE,
             )
         if problem is not None:
@@ -102,7 +98,7 @@ class CappedTransport(httpx2.AsyncBaseTransport):
             raise problem
         stream = response.stream
         assert isinstance(stream, httpx2.AsyncByteStream)  # what an async transport returns
-        response.stream = _Capped(stream, self.max_bytes, _DECODERS[encoding])
+        response.stream = _Capped(stream, _DECODERS[encoding])
         if encoding != "identity":  # decoded here, so httpx2 must not decode it again
             del response.headers["content-encoding"]
             response.headers.pop("content-length", None)
@@ -119,40 +115,30 @@ _DECODERS = {"identity": 0, "": 0, "gzip": 47, "x-gzip": 47, "deflate": 15}
 
 class _Capped(httpx2.AsyncByteStream):
     """A response stream (decoded here when `wbits` says so) that raises once more than
-    `max_bytes` of body have come through."""
+    `DEFAULT_MAX_BYTES` of body have come through."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream, max_bytes: int, wbits: int) -> None:
+    def __init__(self, inner: httpx2.AsyncByteStream, wbits: int) -> None:
         self._inner = inner
-        self._max_bytes = max_bytes
         self._wbits = wbits
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
         decoder = zlib.decompressobj(self._wbits) if self._wbits else None
-        async for raw in self._inner:
-            chunk = raw if decoder is None else self._decoded(decoder, raw, seen)
+        async for chunk in self._inner:
+            if decoder is not None:  # inflated up to one byte past the cap: enough to know
+                try:
+                    chunk = decoder.decompress(chunk, DEFAULT_MAX_BYTES - seen + 1)
+                except zlib.error as exc:
+                    raise BadUpstreamData(
+                        "the model API sent a body that does not decode", source=SOURCE
+                    ) from exc
             seen += len(chunk)
-            if seen > self._max_bytes:
-                raise self._too_large()
+            if seen > DEFAULT_MAX_BYTES:
+                raise ResponseTooLarge(
+                    f"the model API's body passed the {DEFAULT_MAX_BYTES}-byte cap", source=SOURCE
+                )
             if chunk:
                 yield chunk
-
-    def _decoded(self, decoder: zlib._Decompress, raw: bytes, seen: int) -> bytes:
-        """At most one byte past the cap of `raw` inflated: enough to know it is over."""
-        try:
-            chunk = decoder.decompress(raw, self._max_bytes - seen + 1)
-        except zlib.error as exc:
-            raise BadUpstreamData(
-                "the model API sent a body that does not decode", source=SOURCE
-            ) from exc
-        if decoder.unconsumed_tail:  # more inflated output than the cap allows
-            raise self._too_large()
-        return chunk
-
-    def _too_large(self) -> ResponseTooLarge:
-        return ResponseTooLarge(
-            f"the model API's body passed the {self._max_bytes}-byte cap", source=SOURCE
-        )
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -373,22 +359,18 @@ def _readable(block: object) -> bool:
 
 def to_reply(message: Message) -> Reply:
     """A checked SDK message as the agent's own `Reply`."""
-    details = message.stop_details
+    details, usage = message.stop_details, message.usage
+    # The request's size: `input_tokens` counts only what no cache read or wrote.
+    cached = (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
+    input_tokens = usage.input_tokens + cached
     return Reply(
         content=tuple(_block(block) for block in message.content),
         stop_reason=message.stop_reason,
         model=message.model,
-        usage=Usage(_input_tokens(message), message.usage.output_tokens),
+        usage=Usage(input_tokens, usage.output_tokens),
         refusal=details.explanation if details else None,
         id=message.id,
     )
-
-
-def _input_tokens(message: Message) -> int:
-    """The request's size: `input_tokens` counts only what no cache read or wrote."""
-    usage = message.usage
-    cached = (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
-    return usage.input_tokens + cached
 
 
 def _block(block: ContentBlock) -> Block:

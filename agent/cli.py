@@ -312,29 +312,26 @@ def run_process() -> int:
     command starts, and what has loaded is frozen out of its way (`gc.freeze`) before the work
     begins (`_loaded`). Only here: `main` called in-process leaves the caller's collector alone.
     """
-    _collector.held = True
+    global _collector_held
+    _collector_held = True
     gc.disable()
     try:
         return main()
     finally:
-        if _collector.held:  # a command that ended before its work began
-            _collector.held = False
+        if _collector_held:  # a command that ended before its work began
+            _collector_held = False
             gc.enable()
 
 
-class _Collector:
-    """Whether `run_process` holds the collector off (a caller's own `gc.disable()` is not)."""
-
-    held = False
-
-
-_collector = _Collector()
+# Whether `run_process` holds the collector off (a caller's own `gc.disable()` is not).
+_collector_held = False
 
 
 def _loaded() -> None:
     """The command's modules are in: from here the collector runs, on what the work makes."""
-    if _collector.held:
-        _collector.held = False
+    global _collector_held
+    if _collector_held:
+        _collector_held = False
         gc.freeze()
         gc.enable()
 
@@ -448,8 +445,7 @@ def _run_conversations(args: argparse.Namespace, io: Streams) -> int:
         if not settings.history:
             io.stderr.write("Conversations are not saved (AGENT_HISTORY is off).\n")
             return EXIT_OK if args.delete is None else EXIT_NO_ANSWER
-        history = History.open()
-        try:
+        with contextlib.closing(History.open()) as history:
             if history.notice:
                 io.stderr.write(history.notice + "\n")
             if args.delete is not None:
@@ -469,8 +465,6 @@ def _run_conversations(args: argparse.Namespace, io: Streams) -> int:
                 question = for_terminal(item.first_question)[:70]
                 io.stdout.write(f"{item.id}  {started}  {turns:>9}  {question}\n")
             return EXIT_OK
-        finally:
-            history.close()
 
     return _command(args, io, conversations)
 
@@ -591,7 +585,12 @@ def _command(args: argparse.Namespace, io: Streams, body: Callable[[Settings], i
         return EXIT_BROKEN_PIPE
     except Exception as exc:
         with contextlib.suppress(Exception):  # even a broken install must not print a traceback
-            _log_crash(exc)
+            import structlog
+
+            from errors import classify
+
+            result = classify(exc, "answering a question").result
+            structlog.get_logger("agent").error("agent.crashed", **result.log_fields())
         io.stderr.write(_CRASHED + "\n")
         return EXIT_NO_ANSWER
     finally:
@@ -626,12 +625,3 @@ def _stopped(io: Streams, logging_on: bool) -> int:
     elif why == SIGPIPE:
         silence(io.stdout)
     return exit_code()
-
-
-def _log_crash(exc: Exception) -> None:
-    import structlog
-
-    from errors import classify
-
-    result = classify(exc, "answering a question").result
-    structlog.get_logger("agent").error("agent.crashed", **result.log_fields())

@@ -145,36 +145,31 @@ def parse_lines(lines: Iterable[str], *, whole: bool = False) -> Iterator[Line]:
         if text.strip():
             yield _text(1, text.strip())
         return
-    block: list[tuple[int, str]] = []
-    for number, raw in enumerate(lines, start=1):
-        if raw.strip() and not _json_like(raw):
-            block.append((number, raw.rstrip("\r\n")))
-            if len(block) == BLOCK_LINES:  # held no longer: one error, or one a line
-                yield from _block(block)
-                block = []
+    for is_text, run in itertools.groupby(enumerate(lines, start=1), key=_is_text):
+        if not is_text:  # blank lines, and JSON inputs each of its own
+            yield from (_parse(number, raw) for number, raw in run if raw.strip())
             continue
-        yield from _block(block)
-        block = []
-        if raw.strip():
-            yield _parse(number, raw)
-    yield from _block(block)
+        while block := list(itertools.islice(run, BLOCK_LINES)):  # held no longer than this
+            yield from _block(block)
 
 
-def _json_like(raw: str) -> bool:
-    """Whether a line is JSON, or begins as a JSON object: an input of its own."""
-    if raw.lstrip().startswith('{"'):
-        return True
+def _is_text(numbered: tuple[int, str]) -> bool:
+    """Whether a line is error text: not blank, not JSON, not the start of a JSON object."""
+    raw = numbered[1]
+    if not raw.strip() or raw.lstrip().startswith('{"'):
+        return False
     try:
         json.loads(raw)
     except ValueError:
-        return False
-    return True
+        return True
+    return False
 
 
 def _block(block: list[tuple[int, str]]) -> Iterator[Line]:
     """Lines of text with no blank line between: one stack trace, or a line per error."""
-    if is_stack_trace([raw for _, raw in block]):
-        yield _text(block[0][0], "\n".join(raw for _, raw in block))
+    texts = [raw.rstrip("\r\n") for _, raw in block]
+    if is_stack_trace(texts):
+        yield _text(block[0][0], "\n".join(texts))
     else:
         yield from (_text(number, raw.strip()) for number, raw in block)
 

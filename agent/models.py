@@ -273,11 +273,9 @@ class ModelBackend(Protocol):
 
     async def create(self, request: ModelRequest) -> Reply:
         """One model call."""
-        ...
 
     async def aclose(self) -> None:
         """Release connections."""
-        ...
 
 
 # --- models whose SDK loads on a thread of its own ----------------------------------------------
@@ -297,10 +295,10 @@ class DeferredModels:
             _Deferred(self, index, name) for index, name in enumerate(names)
         ]
 
-    def start(self) -> None:
-        """Begin the import on a thread of its own (once)."""
+    def start(self) -> Future[None]:
+        """Begin the import on a thread of its own (once); its end."""
         if self._loaded is not None:
-            return
+            return self._loaded
         loaded: Future[None] = Future()
         loaded.set_running_or_notify_cancel()  # running: a cancelled waiter cannot cancel it
         self._loaded = loaded
@@ -314,13 +312,12 @@ class DeferredModels:
                 loaded.set_result(None)
 
         threading.Thread(target=load, name=f"import {self._module}").start()
+        return loaded
 
     async def model(self, index: int) -> ModelBackend:
         """The real model at `index`, built (all of them) on first use."""
         if self._built is None:
-            self.start()
-            assert self._loaded is not None
-            await asyncio.shield(asyncio.wrap_future(self._loaded))  # Ctrl-C cancels the wait only
+            await asyncio.shield(asyncio.wrap_future(self.start()))  # Ctrl-C cancels the wait only
             if self._built is None:  # a concurrent first call may have built them meanwhile
                 self._built = self._build()
         return self._built[index]
@@ -481,8 +478,10 @@ class ModelCaller:
     ) -> Reply:
         """One reply, or `ModelUnavailable` once no model is worth asking again."""
         await _loaded(self.models, deadline)
-        bounds = _Bounds(self.attempt_s, self.stall_s)
-        sources = [_source(model, request, bounds) for model in self.models]
+        call = _Call(request, self.attempt_s, self.stall_s)
+        sources = [
+            Source(model.name, functools.partial(call.attempt, model)) for model in self.models
+        ]
         attributes: tracing.Attributes = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": provider(self.name),
@@ -490,7 +489,9 @@ class ModelCaller:
             "gen_ai.request.max_tokens": request.max_tokens,
         }
         with tracing.span(f"chat {self.name}", kind="client", attributes=attributes) as span:
-            outcome = await self.engine.run(_operation(self.name), sources, deadline=deadline)
+            claude = self.name.startswith("claude")
+            operation = "asking Claude for an answer" if claude else "asking the model"
+            outcome = await self.engine.run(operation, sources, deadline=deadline)
             timeline.extend(outcome.attempts)
             if outcome.answered and outcome.value is not None:
                 reply = outcome.value
@@ -540,10 +541,6 @@ def response_attributes(
     }
 
 
-def _operation(name: str) -> str:
-    return "asking Claude for an answer" if name.startswith("claude") else "asking the model"
-
-
 def _unavailable(outcome: Outcome[Reply], base_url: str | None) -> ModelUnavailable:
     if outcome.fix is not None:  # the request itself is wrong (e.g. the prompt is too long)
         return ModelUnavailable(outcome.fix.result)
@@ -554,57 +551,53 @@ def _unavailable(outcome: Outcome[Reply], base_url: str | None) -> ModelUnavaila
 
 
 @dataclass(slots=True)
-class _Bounds:
-    """The bounds of each attempt of one call, and what its attempts have shown so far."""
+class _Call:
+    """One call to the models: its request, the bounds of each attempt, and what its attempts
+    have shown so far."""
 
+    request: ModelRequest
     attempt_s: float  # one attempt in all
     stall_s: float  # one attempt without progress
     broke_off: bool = False  # an attempt failed after showing text: say so before the next
 
+    async def attempt(self, model: ModelBackend, _info: AttemptInfo) -> Reply:
+        """One attempt of `model` (its fetch, as a source), bounded in all and by its
+        progress, its text passed on through a line watch."""
+        on_text = self.request.on_text
+        if self.broke_off and on_text is not None:
+            on_text(f"{ASKED_AGAIN}\n")  # the text shown will come again: say why
+            self.broke_off = False
+        watch = _LineWatch(on_text)
+        whole, idle = asyncio.timeout(self.attempt_s), asyncio.timeout(None)
 
-def _source(model: ModelBackend, request: ModelRequest, bounds: _Bounds) -> Source[Reply]:
-    """One model as a source: each attempt bounded in all and by its progress, its text
-    passed on through a line watch."""
+        def progress() -> None:
+            """Something new came (or the request went out): the no-progress window starts
+            again (the first report arms it)."""
+            if not idle.expired():
+                with contextlib.suppress(RuntimeError):  # the attempt has ended
+                    idle.reschedule(asyncio.get_running_loop().time() + self.stall_s)
 
-    async def fetch(_info: AttemptInfo) -> Reply:
-        if bounds.broke_off and request.on_text is not None:
-            request.on_text(f"{ASKED_AGAIN}\n")  # the text shown will come again: say why
-            bounds.broke_off = False
-        watch = _LineWatch(request.on_text)
-        whole, idle = asyncio.timeout(bounds.attempt_s), asyncio.timeout(None)
-        progress = functools.partial(_restart_window, idle, bounds.stall_s)
-        asking = dataclasses.replace(request, on_text=watch.sink, on_progress=progress)
+        asking = dataclasses.replace(self.request, on_text=watch.sink, on_progress=progress)
         try:
             async with whole, idle:
                 return await model.create(asking)
         except TimeoutError:
             stalled = idle.expired()
             if not (stalled or whole.expired()):  # the model's own timeout, not a bound of ours
-                bounds.broke_off = watch.close_line()
+                self.broke_off = watch.close_line()
                 raise
             why = (
-                f"nothing new came for {bounds.stall_s:g} s"
+                f"nothing new came for {self.stall_s:g} s"
                 if stalled
-                else f"the {bounds.attempt_s:g} s limit"
+                else f"the {self.attempt_s:g} s limit"
             )
             if watch.said:  # read already: kept as the answer, never asked for again in full
                 return watch.cut_off(model.name, why)
             watch.close_line()
             raise TimeoutError(f"{model.name} gave no complete answer ({why})") from None
         except BaseException:
-            bounds.broke_off = watch.close_line()
+            self.broke_off = watch.close_line()
             raise
-
-    return Source(model.name, fetch)
-
-
-def _restart_window(idle: asyncio.Timeout, window_s: float) -> None:
-    """Something new came (or the request went out): the attempt's no-progress window, the
-    timeout scope `idle`, starts again (the first report arms it)."""
-    if idle.expired():
-        return
-    with contextlib.suppress(RuntimeError):  # the attempt is over: nothing to push back
-        idle.reschedule(asyncio.get_running_loop().time() + window_s)
 
 
 class _LineWatch:

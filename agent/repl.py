@@ -87,14 +87,12 @@ class Repl:
         self.cancelled: tuple[Event, ...] | None = None  # the last turn's attempts, if cut
         self._streamed = False
         self._told_trimmed = False
-        self._commands: dict[str, Callable[[], bool]] = {
-            "/help": self._help,
+        self._commands: dict[str, Callable[[], None]] = {
+            "/help": lambda: self.screen.line(HELP),
             "/tools": self._tools,
             "/reset": self._reset,
             "/history": self._history,
             "/trace": self._trace,
-            "/quit": self._quit,
-            "/exit": self._quit,
         }
 
     async def handle(self, line: str) -> bool:
@@ -102,14 +100,19 @@ class Repl:
         text = line.strip()
         if not text:
             return True
-        if text.startswith("/"):
-            going_on = self._command(text)
+        word = text.split()[0]
+        if word.lower() in ("/quit", "/exit"):
+            return False
+        if word.startswith("/"):
+            command = self._commands.get(word.lower())
+            if command is None:
+                self.screen.line(f"Unknown command {word!r}; try /help.", style="yellow")
+            else:
+                command()
         else:
             await self._turn(text)
-            going_on = True
-        if going_on:
-            self.screen.gap()  # a blank line before the next prompt, on a terminal
-        return going_on
+        self.screen.gap()  # a blank line before the next prompt, on a terminal
+        return True
 
     async def _turn(self, question: str) -> None:
         self._streamed = False
@@ -140,51 +143,37 @@ class Repl:
         self._streamed = True
         self.screen.text(text)
 
-    def _command(self, text: str) -> bool:
-        command = self._commands.get(text.split()[0].lower())
-        if command is None:
-            self.screen.line(f"Unknown command {text.split()[0]!r}; try /help.", style="yellow")
-            return True
-        return command()
-
-    def _help(self) -> bool:
-        self.screen.line(HELP)
-        return True
-
-    def _tools(self) -> bool:
+    def _tools(self) -> None:
         for tool in self.agent.registry.tools:
             origin = f" [{tool.origin}]" if tool.origin else ""
             summary = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
             self.screen.line(f"{tool.name}{origin}: {summary}")
-        return True
 
-    def _reset(self) -> bool:
+    def _reset(self) -> None:
         self.conversation = Conversation(keeper=self._new_saved())
         self.last, self.cancelled = None, None
         self.screen.line("Started a new conversation.", style="dim")
-        return True
 
-    def _history(self) -> bool:
+    def _history(self) -> None:
         keeper = self.conversation.keeper
         saved = keeper if isinstance(keeper, Saved) and keeper.exists else None
         # The saved turns are all of them; in memory, the oldest may have been set aside.
         turns = saved.turns() if saved is not None else turns_of(self.conversation.messages)
         if not turns:
             self.screen.line("No turns in this conversation yet.", style="dim")
-            return True
+            return
         where = f"conversation {saved.id}" if saved is not None else "this conversation"
         self.screen.line(f"{len(turns)} turn{'s' * (len(turns) != 1)} in {where}:", style="dim")
         for number, turn in enumerate(turns, 1):
             self.screen.line(f"{number:>3}. {PROMPT}{_cut(turn.question, 200)}")
             self.screen.line(f"     {_cut(turn.answer, 400)}", style="dim")
-        return True
 
     def _new_saved(self) -> Saved | None:
         if self.history is None or not self.history.available:
             return None
         return self.history.new(self.agent.model_name)
 
-    def _trace(self) -> bool:
+    def _trace(self) -> None:
         if self.cancelled is not None:
             if self.cancelled:
                 title = "Last turn (cancelled; its attempts so far)"
@@ -197,10 +186,6 @@ class Repl:
             self.screen.line("Nothing to show: the last turn made no attempts.", style="dim")
         else:
             self.screen.show(trace_table(self.last.attempts, self.screen.width()))
-        return True
-
-    def _quit(self) -> bool:
-        return False
 
 
 def _cut(text: str, limit: int) -> str:
