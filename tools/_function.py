@@ -32,14 +32,13 @@ import re
 import string
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic_core import to_jsonable_python
 
 from resilience import AttemptInfo, Engine, Listener, Policy, RetryOn, Source
-from tools.registry import Tool, ToolResult, subject_of, to_result
+from tools.registry import Rebind, Tool, ToolResult, subject_of, to_result
 
 __all__ = ["tool"]
 
@@ -85,36 +84,13 @@ def tool(
     `calculate`), sent as they are; else they are data from outside, sent to the model as such."""
 
     def make(function: Function) -> Tool:
-        spec = _spec(function, name, description, activity, fallbacks, retry_on, trusted)
-        return _build(spec, policy, listener)
+        build = _builder(function, name, description, activity, fallbacks, retry_on, trusted)
+        return build(policy, listener)
 
     return make if fn is None else make(fn)
 
 
-@dataclass(frozen=True, slots=True)
-class _Spec:
-    """Everything about a function tool but the engine it runs on."""
-
-    name: str
-    description: str
-    activity: str
-    input_model: type[BaseModel]
-    functions: tuple[Function, ...]  # the primary, then the fallbacks
-    sources: tuple[str, ...]  # their names in the timeline, one each
-    takes_model: bool  # the function takes the input model itself, not its fields
-    retry_on: RetryOn
-    foreign: bool  # its answers are data from outside the project (not `trusted`)
-
-    def operation(self, args: BaseModel) -> str:
-        """The activity in words, with the call's inputs filled in."""
-        values = {key: _short(value) for key, value in args.model_dump().items()}
-        try:
-            return self.activity.format(**values)
-        except (KeyError, IndexError, ValueError):  # a format spec the value does not fit
-            return self.activity
-
-
-def _spec(
+def _builder(
     fn: Function,
     name: str | None,
     description: str | None,
@@ -122,7 +98,8 @@ def _spec(
     fallbacks: Sequence[Function],
     retry_on: RetryOnSpec | None,
     trusted: bool,
-) -> _Spec:
+) -> Rebind:
+    """Check `fn` and its fallbacks; what builds their tool on a policy and a listener."""
     _check_function(fn, "@tool")
     tool_name = name or fn.__name__
     if not _TOOL_NAME.fullmatch(tool_name):
@@ -137,17 +114,25 @@ def _spec(
     template = activity or f"running {tool_name}"
     _check_activity(template, inputs, tool_name)
     functions = (fn, *fallbacks)
-    return _Spec(
-        name=tool_name,
-        description=description or inspect.getdoc(fn) or f"The {tool_name} tool.",
-        activity=template,
-        input_model=model,
-        functions=functions,
-        sources=_source_names(functions),
-        takes_model=takes_model,
-        retry_on=_predicate(retry_on),
-        foreign=not trusted,
-    )
+    named = list(zip(functions, _source_names(functions), strict=True))
+    predicate = _predicate(retry_on)
+    doc = description or inspect.getdoc(fn) or f"The {tool_name} tool."
+
+    def build(policy: Policy | None, listener: Listener | None) -> Tool:
+        engine = Engine(tool_name, policy, listener)
+
+        async def handler(args: BaseModel) -> ToolResult:
+            sources = [
+                _source(function, source, args, takes_model, predicate)
+                for function, source in named
+            ]
+            operation = _operation(template, args)
+            outcome = await engine.run(operation, sources, subject=subject_of(args))
+            return to_result(outcome, str)
+
+        return Tool(tool_name, doc, model, handler, template, rebind=build, foreign=not trusted)
+
+    return build
 
 
 def _check_function(fn: object, role: str) -> None:
@@ -265,30 +250,11 @@ def _predicate(retry_on: RetryOnSpec | None) -> RetryOn:
     return lambda error: isinstance(error, kinds)
 
 
-def _build(spec: _Spec, policy: Policy | None, listener: Listener | None) -> Tool:
-    engine = Engine(spec.name, policy, listener)
-
-    async def handler(args: BaseModel) -> ToolResult:
-        operation = spec.operation(args)
-        named = zip(spec.functions, spec.sources, strict=True)
-        sources = [_source(spec, fn, name, args) for fn, name in named]
-        outcome = await engine.run(operation, sources, subject=subject_of(args))
-        return to_result(outcome, str)
-
-    return Tool(
-        spec.name,
-        spec.description,
-        spec.input_model,
-        handler,
-        spec.activity,
-        rebind=lambda policy, listener: _build(spec, policy, listener),
-        foreign=spec.foreign,
-    )
-
-
-def _source(spec: _Spec, fn: Function, name: str, args: BaseModel) -> Source[str]:
+def _source(
+    fn: Function, name: str, args: BaseModel, takes_model: bool, retry_on: RetryOn
+) -> Source[str]:
     """`fn` called with `args` (a sync function in a worker thread), as a source."""
-    call = functools.partial(fn, args) if spec.takes_model else functools.partial(fn, **dict(args))
+    call = functools.partial(fn, args) if takes_model else functools.partial(fn, **dict(args))
 
     async def fetch(_info: AttemptInfo) -> str:
         if inspect.iscoroutinefunction(fn):
@@ -297,7 +263,16 @@ def _source(spec: _Spec, fn: Function, name: str, args: BaseModel) -> Source[str
             value = await asyncio.to_thread(call)
         return _as_text(value)  # inside the attempt: a value that won't render is a failure
 
-    return Source(name, fetch, retry_on=spec.retry_on)
+    return Source(name, fetch, retry_on=retry_on)
+
+
+def _operation(template: str, args: BaseModel) -> str:
+    """The activity in words, with the call's inputs filled in."""
+    values = {key: _short(value) for key, value in args.model_dump().items()}
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):  # a format spec the value does not fit
+        return template
 
 
 def _as_text(value: object) -> str:

@@ -48,18 +48,15 @@ _UNARY: dict[type[ast.unaryop], Callable[[Number], Number]] = {
 
 def evaluate(expression: str) -> Number:
     """The value of an arithmetic `expression`, or `InvalidInput` saying what to change."""
-    return _finite(_eval(_parse(expression).body))
-
-
-def _parse(expression: str) -> ast.Expression:
     try:
-        return ast.parse(expression, mode="eval")
+        tree = ast.parse(expression, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise InvalidInput(
             "expression",
             "is not a complete arithmetic expression",
             "write it with numbers, arithmetic operators and brackets, closing every bracket",
         ) from exc
+    return _finite(_eval(tree.body))
 
 
 def _eval(node: ast.expr) -> Number:

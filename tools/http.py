@@ -88,23 +88,21 @@ def make_client(
     )
 
 
-class _RedactSecrets(logging.Filter):
-    """Masks secrets in a record's text: httpx logs every request's full URL at INFO
-    ("HTTP Request: GET https://…?apikey=…"), for anyone who turns the stdlib logger on."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            text = record.getMessage()
-        except Exception:  # a malformed record is for the handler to report, not for us
-            return True
-        record.msg, record.args = redact(text), None
-        return True
-
-
 @functools.cache
 def _mask_secrets_in_httpx_logs() -> None:
     """Put the redacting filter on httpx's logger, once per process."""
-    logging.getLogger("httpx").addFilter(_RedactSecrets())
+    logging.getLogger("httpx").addFilter(_redact_secrets)
+
+
+def _redact_secrets(record: logging.LogRecord) -> bool:
+    """Mask secrets in a record's text: httpx logs every request's full URL at INFO
+    ("HTTP Request: GET https://…?apikey=…"), for anyone who turns the stdlib logger on."""
+    try:
+        text = record.getMessage()
+    except Exception:  # a malformed record is for the handler to report, not for us
+        return True
+    record.msg, record.args = redact(text), None
+    return True
 
 
 @functools.cache

@@ -184,20 +184,15 @@ class Registry:
             args = tool.input_model.model_validate(raw_input)
         except ValidationError as exc:
             return _failure(exc, tool.activity, "tool.input_invalid", name, started)
-        return await _run(tool, args, timeout_s, started)
-
-
-async def _run(tool: Tool, args: BaseModel, timeout_s: float | None, started: float) -> ToolResult:
-    """The handler's result, or a failure for a handler that crashed or ran out of time."""
-    bound = asyncio.timeout(timeout_s)
-    try:
-        async with bound:
-            return await tool.handler(args)
-    except Exception as exc:  # a bug in the tool: report it, never crash the turn
-        if bound.expired():
-            late = DeadlineExceeded(f"no result within the registry's {timeout_s:g} s")
-            return _failure(late, tool.activity, "tool.timed_out", tool.name, started)
-        return _failure(exc, tool.activity, "tool.crashed", tool.name, started, exc_info=exc)
+        bound = asyncio.timeout(timeout_s)
+        try:
+            async with bound:
+                return await tool.handler(args)
+        except Exception as exc:  # a bug in the tool: report it, never crash the turn
+            if bound.expired():
+                late = DeadlineExceeded(f"no result within the registry's {timeout_s:g} s")
+                return _failure(late, tool.activity, "tool.timed_out", name, started)
+            return _failure(exc, tool.activity, "tool.crashed", name, started, exc_info=exc)
 
 
 def _failure(
