@@ -23,9 +23,7 @@ two processes writing at once both land; readers never wait for writers.
 **When it goes wrong, it says so in one sentence and carries on** (`History.notice`):
 
 - a damaged file (not SQLite, torn, or not ours) is moved aside as
-  `conversations.sqlite.damaged-<time>` and a fresh store takes its place — seen on opening
-  (the header and schema, all that is read then: opening costs the same however long the
-  history), or when a read or a write meets a damaged page (SQLite's own complaint);
+  `conversations.sqlite.damaged-<time>` and a fresh store takes its place;
 - a file from a newer version of the agent is left alone, and this version keeps its own
   store beside it (`conversations.v1.sqlite`);
 - a folder that cannot be written, or a file that is not private: nothing is saved this time.
@@ -93,7 +91,6 @@ CREATE TABLE messages (
 CREATE INDEX conversations_by_update ON conversations(updated);
 """
 _TABLES = {"conversations", "messages"}
-_CANNOT_SAVE = "Conversations can't be saved in {}; this one will not be kept."
 
 
 def data_folder() -> Path:
@@ -158,7 +155,8 @@ class History:
             failure = error_to_action(error, "opening the saved conversations")
             log.warning("history.unavailable", path=str(path), **failure.log_fields())
             why = f" ({error})" if isinstance(error, NotPrivate) else ""  # our own words
-            return cls(None, None, _CANNOT_SAVE.format(f"{folder}{why}"))
+            sentence = f"Conversations can't be saved in {folder}{why}; this one will not be kept."
+            return cls(None, None, sentence)
         return cls(path, connection, notice)
 
     @property
@@ -277,33 +275,11 @@ class History:
     def _failed(self, error: BaseException) -> None:
         failure = error_to_action(error, "saving a turn of the conversation")
         log.warning("history.save_failed", path=str(self.path), **failure.log_fields())
-        if _damage(error):
-            self._set_aside()
-            return
         self.notice = "This turn could not be saved to the conversation history; the chat goes on."
 
     def _rows(self, sql: str, parameters: Sequence[object] = ()) -> list[Any]:
-        """A read's rows: none when nothing is saved, or when SQLite finds the file damaged
-        (then it is set aside, and a fresh store takes its place)."""
-        if self._db is None:
-            return []
-        try:
-            return self._db.execute(sql, parameters).fetchall()
-        except sqlite3.DatabaseError as error:
-            if not _damage(error):
-                raise
-            self._set_aside()
-            return []
-
-    def _set_aside(self) -> None:
-        """SQLite met a damaged page: the file is moved aside whole, and the store goes on in
-        a fresh one, with one notice (as when the damage is seen on opening)."""
-        assert self.path is not None
-        self.close()
-        try:
-            self._db, self.notice = _started_again(self.path)
-        except (OSError, sqlite3.Error):
-            self.notice = _CANNOT_SAVE.format(self.path.parent)
+        """A read's rows (none when nothing is saved)."""
+        return [] if self._db is None else self._db.execute(sql, parameters).fetchall()
 
 
 class Saved:
@@ -371,12 +347,6 @@ def _connect(path: Path, *, beside: bool = True) -> tuple[sqlite3.Connection, st
             f"The saved conversations in {path} were written by a newer version of the agent; "
             f"this version keeps its own in {own}."
         )
-    return _started_again(path)
-
-
-def _started_again(path: Path) -> tuple[sqlite3.Connection, str]:
-    """The damaged file at `path` moved aside (nothing in it is lost), a fresh store in its
-    place, and the sentence that says so."""
     aside = _move_aside(path)
     connection, _ = _connect(path, beside=False)
     log.warning("history.damaged", path=str(path), moved_to=str(aside))
@@ -384,15 +354,6 @@ def _started_again(path: Path) -> tuple[sqlite3.Connection, str]:
         f"The saved conversations file was damaged; it was moved to {aside} and a new one "
         "was started."
     )
-
-
-def _damage(error: BaseException) -> bool:
-    """Whether SQLite found the file itself damaged: not a database, or a malformed page."""
-    code = getattr(error, "sqlite_errorcode", None)
-    return isinstance(error, sqlite3.DatabaseError) and code in _DAMAGE_CODES
-
-
-_DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 
 def _configure(db: sqlite3.Connection) -> None:
@@ -405,15 +366,15 @@ def _configure(db: sqlite3.Connection) -> None:
 
 
 def _version(db: sqlite3.Connection) -> int:
-    """Our schema's version; 0 for an empty file; -1 for a database that is not ours. Only
-    the header and the schema are read: a page damaged further in is found when a statement
-    meets it (`History._rows`, `History._failed`), so opening costs the same however long the
-    history."""
+    """Our schema's version; 0 for an empty file; -1 for a database that is not ours, or one
+    damaged anywhere (`quick_check`: every page is read, before anything is written)."""
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if version == 0:
         return 0 if not tables else -1
     if version == SCHEMA_VERSION and not tables >= _TABLES:
+        return -1
+    if db.execute("PRAGMA quick_check(1)").fetchone()[0] != "ok":
         return -1
     return version
 

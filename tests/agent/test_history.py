@@ -129,34 +129,19 @@ def damaged_inside(folder: Path, conversations: int = 30) -> Path:
     return path
 
 
-def test_damage_inside_the_file_is_found_by_the_first_read_that_meets_it(tmp_path: Path) -> None:
-    """Opening reads the header and schema only; the first read that meets a damaged page sets
-    the file aside whole, says so once, and a fresh store carries on."""
+def test_damage_inside_the_file_is_found_when_it_is_opened(tmp_path: Path) -> None:
+    """A file whose header and schema read but whose rows are damaged is found so on opening,
+    before anything is written: set aside whole, said once, and a fresh store carries on."""
     path = damaged_inside(tmp_path)
     damaged = path.read_bytes()
     history = History.open(tmp_path)
-    assert history.notice is None
-    assert history.conversations() == []
     assert history.notice is not None
     assert "damaged" in history.notice
     aside = [p for p in tmp_path.iterdir() if p.name.endswith(tuple("0123456789"))]
     assert [p.read_bytes() for p in aside] == [damaged]
+    assert history.conversations() == []
     one_turn(Conversation(keeper=history.new("m")), "q", "a")
     assert len(history.conversations()) == 1
-
-
-def test_damage_met_by_a_write_loses_that_turn_only(tmp_path: Path) -> None:
-    """A save that meets a damaged page is not kept; the file is set aside with one notice and
-    the next turn is saved in a fresh store."""
-    damaged_inside(tmp_path)
-    history = History.open(tmp_path)
-    conversation = Conversation(keeper=history.new("m"))
-    one_turn(conversation, "lost", "a")
-    assert history.notice is not None
-    assert "damaged" in history.notice
-    assert history.conversations() == []
-    one_turn(Conversation(keeper=history.new("m")), "kept", "a")
-    assert [s.first_question for s in history.conversations()] == ["kept"]
 
 
 def test_a_newer_schema_is_left_alone(tmp_path: Path) -> None:
