@@ -25,7 +25,7 @@ import re
 import socket
 import zlib
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anthropic
 import httpx2
@@ -325,20 +325,25 @@ def _translated() -> Iterator[None]:
 
 
 def _checked(answer: object) -> Message:
-    """`answer` if it is a whole message the loop can read, else `BadUpstreamData` saying what
-    keeps it from being read as one (the SDK validates nothing)."""
-    content: object = getattr(answer, "content", None)  # any JSON may be here
+    """`answer` if it is a whole message the loop can read, else `BadUpstreamData`."""
+    problem = _problem(answer)
+    if problem is not None:
+        raise BadUpstreamData(f"a 200 answer that is {problem}", source=SOURCE)
+    return cast("Message", answer)
+
+
+def _problem(answer: object) -> str | None:
+    """What keeps `answer` from being read as a message, or None (the SDK validates nothing)."""
     if not isinstance(answer, Message):
-        problem = f"not a message but {type(answer).__name__}"
-    elif answer.stop_reason is None:
-        problem = "a message without a stop_reason (cut before its end)"
-    elif not isinstance(content, list):
-        problem = "a message without a content list"
-    elif not all(_readable(block) for block in content):
-        problem = "a message with a malformed text or tool_use block"
-    else:
-        return answer
-    raise BadUpstreamData(f"a 200 answer that is {problem}", source=SOURCE)
+        return f"not a message but {type(answer).__name__}"
+    if answer.stop_reason is None:
+        return "a message without a stop_reason (cut before its end)"
+    content: object = answer.content  # any JSON may be here
+    if not isinstance(content, list):
+        return "a message without a content list"
+    if not all(_readable(block) for block in content):
+        return "a message with a malformed text or tool_use block"
+    return None
 
 
 # The fields the loop reads, by block type; other block types are passed back as they came.

@@ -544,8 +544,10 @@ def _run_agent(
 
         try:
             session = otel.start(args.otel, io.env, write=io.stderr.write)
-        except (otel.TracingUnavailable, BadSetting) as problem:  # or an endpoint that is no URL
-            return _usage_error(io, str(problem))  # a BadSetting's text: its name, its problem
+        except otel.TracingUnavailable as missing:
+            return _usage_error(io, str(missing))
+        except BadSetting as bad:  # an OTLP endpoint that is no URL
+            return _usage_error(io, f"{bad.name} {bad.problem}")
         try:
             return body(settings, servers)
         finally:

@@ -296,7 +296,8 @@ class DeferredModels:
         ]
 
     def start(self) -> Future[None]:
-        """Begin the import on a thread of its own (once); its end."""
+        """Begin the import on a thread of its own (once); the future that completes when the
+        import ends."""
         if self._loaded is not None:
             return self._loaded
         loaded: Future[None] = Future()

@@ -112,7 +112,11 @@ class Settings:
             turn_timeout_s=_number(env, "AGENT_TURN_TIMEOUT", DEFAULT_TURN_TIMEOUT_S),
             state_url=env.get("AGENT_STATE_URL", "").strip() or None,
             model_rpm=_number(
-                env, "AGENT_MODEL_RPM", 0.0, "must be a number of requests a minute (0: no limit)"
+                env,
+                "AGENT_MODEL_RPM",
+                0.0,
+                "must be a number of requests a minute (0: no limit)",
+                zero_allowed=True,
             ),
             history=env.get("AGENT_HISTORY", "").strip().lower() not in _FALSE,
         )
@@ -143,9 +147,11 @@ def _number(
     name: str,
     default: float,
     problem: str = "must be a positive number of seconds",
+    *,
+    zero_allowed: bool = False,
 ) -> float:
-    """A finite number from `env[name]`, positive or the default itself (unset or empty: the
-    default; 0 requests a minute means no limit); anything else is `BadSetting(name, problem)`."""
+    """A finite number from `env[name]` (unset or empty: `default`), above 0 — or 0 itself
+    where `zero_allowed`; anything else is `BadSetting(name, problem)`."""
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -153,7 +159,7 @@ def _number(
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and (value > 0 or value == default)):
+    if not (math.isfinite(value) and (value > 0 or (zero_allowed and value == 0))):
         raise BadSetting(name, problem)
     return value
 

@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from types import FrameType
 from typing import IO, Any
 
 __all__ = [
@@ -90,13 +91,17 @@ def stopping_on_signals() -> Iterator[None]:
             if signal.getsignal(signum) == signal.SIG_IGN:
                 continue
             with contextlib.suppress(ValueError, OSError):
-                previous[signum] = signal.signal(signum, lambda number, _frame: stop(number))
+                previous[signum] = signal.signal(signum, _on_signal)
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
         _reason.signum = None
+
+
+def _on_signal(signum: int, _frame: FrameType | None) -> None:
+    stop(signum)
 
 
 def write_out(stream: IO[str], text: str) -> None:

@@ -1382,18 +1382,21 @@ def hint_from_text(text: str, now: datetime | None = None) -> float | None:
     lowered = text.lower()
     if not any(map(lowered.__contains__, _TRIGGERS)):
         return None
-    # A header the text quotes, read as that header; its pattern needs the (ASCII) words
-    # "retry-after", in any case: look first.
-    header = _HEADER_HINT.search(text) if "retry-after" in lowered else None
-    hint = hint_from_headers({f"retry-after{header[1] or ''}": header[2]}, now) if header else None
-    if hint is None and (said := _search(_WORD_HINT, text, lowered)) is not None:
-        value, number, unit = said.groups()
-        seconds = _number(value or number)
-        hint = None if seconds is None else seconds * _scale(unit or "s")
-    if hint is None and (said := _search(_WORD_PERIOD, text, lowered)) is not None:
-        word = next(group for group in said.groups() if group).lower()
-        hint = until_period_ends(Period.DAY if word == "tomorrow" else Period(word), now)
-    return hint
+    # The header's pattern needs the (ASCII) words "retry-after", in any case: look first.
+    hint = _header_hint(text, now) if "retry-after" in lowered else None
+    if hint is None:
+        hint = _word_hint(text, lowered)
+    return hint if hint is not None else _period_hint(text, lowered, now)
+
+
+def _header_hint(text: str, now: datetime | None) -> float | None:
+    match = _HEADER_HINT.search(text)
+    if match is None:
+        return None
+    if match.group(1):
+        ms = _number(match.group(2))
+        return None if ms is None else ms / 1000
+    return _seconds(match.group(2), now)
 
 
 def _search(pattern: re.Pattern[str], text: str, lowered: str) -> re.Match[str] | None:
@@ -1409,12 +1412,29 @@ def _search(pattern: re.Pattern[str], text: str, lowered: str) -> re.Match[str] 
     return pattern.search(text)
 
 
+def _word_hint(text: str, lowered: str) -> float | None:
+    match = _search(_WORD_HINT, text, lowered)
+    if match is None:
+        return None
+    value, number, unit = match.groups()
+    seconds = _number(value or number)
+    return None if seconds is None else seconds * _scale(unit or "s")
+
+
 def _scale(unit: str) -> float:
     """Seconds in one `unit` ("ms", "s", "seconds", "min", "hours")."""
     unit = unit.lower()
     if unit == "ms" or unit.startswith("milli"):
         return 0.001
     return {"m": 60.0, "h": 3600.0}.get(unit[0], 1.0)
+
+
+def _period_hint(text: str, lowered: str, now: datetime | None) -> float | None:
+    match = _search(_WORD_PERIOD, text, lowered)
+    if match is None:
+        return None
+    word = next(group for group in match.groups() if group).lower()
+    return until_period_ends(Period.DAY if word == "tomorrow" else Period(word), now)
 
 
 def until_period_ends(period: Period, now: datetime | None = None) -> float:

@@ -173,7 +173,7 @@ class RedisState:
             return self._scripts[script](keys=keys, args=args)
         except (redis.RedisError, OSError) as error:
             self._fall_back(error)
-            return fallback()
+        return fallback()  # not inside the `except`: whatever it raises is its own
 
     def _fall_back(self, error: BaseException) -> None:
         self._down_until = time.monotonic() + RETRY_AFTER_S
@@ -309,7 +309,10 @@ def state_from_url(url: str | None, *, namespace: str = "default") -> State:
     scheme, _, rest = url.partition("://")
     scheme = scheme.lower().replace("valkey", "redis")  # the same protocol
     url = f"{scheme}://{rest}"
-    return _STORES.setdefault((url, namespace), RedisState(url, namespace=namespace))
+    key = (url, namespace)
+    if key not in _STORES:
+        _STORES[key] = RedisState(url, namespace=namespace)
+    return _STORES[key]
 
 
 def check_state_url(url: str) -> None:

@@ -138,8 +138,8 @@ def test_a_cache_cut_short_is_rebuilt_when_opened(tmp_path: Path, pristine: Pris
 
 # Each fits this version's tables (a test fails if one no longer does).
 TAMPERING = {  # Paris is 2988507 in GeoNames, Lima 3936456
-    "Paris's name given to Lima": "UPDATE name SET id = 3936456 WHERE key = 'paris'"
-    " AND id = 2988507",
+    "Paris's name given to Lima": "UPDATE name SET id = 3936456 WHERE rowid ="
+    " (SELECT min(rowid) FROM name WHERE key = 'paris' AND id = 2988507)",
     "Paris pointed at Lima": "UPDATE city SET at = (SELECT at FROM city WHERE id = 3936456),"
     " size = (SELECT size FROM city WHERE id = 3936456) WHERE id = 2988507",
     "Lima called Paris": "INSERT INTO name VALUES ('paris', 3936456, 1)",
@@ -156,7 +156,7 @@ def test_rows_rewritten_in_a_valid_cache_never_reach_the_answer(
     with sqlite3.connect(path) as db:
         changed = db.execute(statement).rowcount
     db.close()
-    assert changed >= 1
+    assert changed == 1
     code, out, events = ask(tmp_path)
     assert (code, out) == (0, pristine.answer)
     assert "Lima" not in out

@@ -46,6 +46,7 @@ from tools.http import check_http_url, get_capped, get_json, json_answer
 from tools.weather.places import (
     NEAR_KM,
     Match,
+    Reading,
     choose,
     cities_named,
     country_code_of,
@@ -139,15 +140,35 @@ class Endpoints:
 # --- WMO weather codes in words -----------------------------------------------------------------
 
 _WORDS = {
-    0: "clear sky", 1: "mainly clear", 2: "partly cloudy", 3: "overcast", 45: "fog",
-    48: "depositing rime fog", 51: "light drizzle", 53: "moderate drizzle", 55: "dense drizzle",
-    56: "light freezing drizzle", 57: "dense freezing drizzle", 61: "slight rain",
-    63: "moderate rain", 65: "heavy rain", 66: "light freezing rain", 67: "heavy freezing rain",
-    71: "slight snow", 73: "moderate snow", 75: "heavy snow", 77: "snow grains",
-    80: "slight rain showers", 81: "moderate rain showers", 82: "violent rain showers",
-    85: "slight snow showers", 86: "heavy snow showers", 95: "thunderstorm",
-    96: "thunderstorm with slight hail", 99: "thunderstorm with heavy hail",
-}  # fmt: skip
+    0: "clear sky",
+    1: "mainly clear",
+    2: "partly cloudy",
+    3: "overcast",
+    45: "fog",
+    48: "depositing rime fog",
+    51: "light drizzle",
+    53: "moderate drizzle",
+    55: "dense drizzle",
+    56: "light freezing drizzle",
+    57: "dense freezing drizzle",
+    61: "slight rain",
+    63: "moderate rain",
+    65: "heavy rain",
+    66: "light freezing rain",
+    67: "heavy freezing rain",
+    71: "slight snow",
+    73: "moderate snow",
+    75: "heavy snow",
+    77: "snow grains",
+    80: "slight rain showers",
+    81: "moderate rain showers",
+    82: "violent rain showers",
+    85: "slight snow showers",
+    86: "heavy snow showers",
+    95: "thunderstorm",
+    96: "thunderstorm with slight hail",
+    99: "thunderstorm with heavy hail",
+}
 
 
 # wttr.in's `weatherCode`: WorldWeatherOnline's codes, not WMO's. Its `weatherDesc` is free
@@ -563,7 +584,7 @@ def _value(field: object) -> str:
     return (label(first.get("value")) or "") if isinstance(first, dict) else ""
 
 
-def checked_label(area: Area | None, city: str, known: Place | None) -> tuple[str, str | None]:
+def checked_label(area: Area | None, city: str, known: Place | None) -> Reading:
     """The label and note for wttr.in's answer once its place is checked; `PlaceMismatch`
     if it is not the place asked for (or says nowhere at all). Checked against the place
     Open-Meteo found in this call when there is one; else read as Open-Meteo's matches are
@@ -574,14 +595,14 @@ def checked_label(area: Area | None, city: str, known: Place | None) -> tuple[st
     if known is not None:
         if not _is_known(area, known, name):
             raise PlaceMismatch(city, area.describe())
-        return known.name, known.note
+        return Reading(known.name, known.note)
     towns = [Match.of_city(town) for town in cities_named(name)]
     here = _located(area, name, towns)
     if here is None or (is_fragment(name) and name_key(here.name) != name_key(name)):
         raise PlaceMismatch(city, area.describe())
     if hints and not fits(here, hints):
         if not here.country_code:  # a country that cannot be read contradicts nothing
-            return ", ".join(part for part in (area.name, area.country) if part), None
+            return Reading(", ".join(part for part in (area.name, area.country) if part), None)
         if any(fits(town, hints) for town in towns):  # the one asked for is elsewhere
             raise PlaceMismatch(city, area.describe())
     matches = towns if here in towns else [here, *towns]

