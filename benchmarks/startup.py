@@ -10,7 +10,9 @@ the baseline's median.
 
 Start-up has no answer cache to hit, but two things are warmed first, and said so: the
 weather gazetteer (an SQLite file built once into ~/.cache/failsafe-agent; the first run
-builds it) and the bytecode and OS file caches (one untimed run of every command).
+builds it) and the bytecode and OS file caches (one untimed run of every command). The saved
+conversations live in a temporary folder for the bench (AGENT_DATA_DIR): empty at the start,
+as on a person's first run, and holding only the bench's own questions.
 
 `python -m benchmarks.startup [--quick]` prints the table.
 """
@@ -23,6 +25,7 @@ import selectors
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -109,16 +112,20 @@ def run_startup(quick: bool = False, cases: Sequence[Case] = CASES) -> Startup:
     """Time every case (`cases[0]` is the baseline) in rotating rounds: 7 runs each with
     `quick`, else 15; the medians and their ratios to the baseline's."""
     runs = 7 if quick else 15
-    env = _clean_env()
-    _warm(cases, env)
     times: dict[str, list[float]] = {case.name: [] for case in cases}
     prompts: dict[str, bool] = {case.name: True for case in cases}
-    for round_ in range(runs):
-        shift = round_ % len(cases)
-        for case in (*cases[shift:], *cases[:shift]):
-            seconds, prompted = _time(case, env)
-            times[case.name].append(seconds)
-            prompts[case.name] = prompts[case.name] and prompted
+    with tempfile.TemporaryDirectory(prefix="startup-data-") as data:
+        # Saved conversations in a folder of the bench's own: they start empty, as on a first
+        # run, rather than at whatever size this machine's have grown to (opening them checks
+        # the whole file), and the bench's questions never land among yours.
+        env = {**_clean_env(), "AGENT_DATA_DIR": data}
+        _warm(cases, env)
+        for round_ in range(runs):
+            shift = round_ % len(cases)
+            for case in (*cases[shift:], *cases[:shift]):
+                seconds, prompted = _time(case, env)
+                times[case.name].append(seconds)
+                prompts[case.name] = prompts[case.name] and prompted
     baseline = statistics.median(times[cases[0].name])
     rows = tuple(
         Row(
@@ -144,7 +151,8 @@ def print_startup(result: Startup) -> None:
     one, five, fifteen = result.load
     print(
         f"(Python {result.python}, {result.cpus} CPUs, load average {one:.2f} {five:.2f} "
-        f"{fifteen:.2f}; gazetteer cache and bytecode warmed by one untimed run of each)\n"
+        f"{fifteen:.2f}; gazetteer cache and bytecode warmed by one untimed run of each; saved "
+        "conversations in a fresh folder)\n"
     )
     width = max(len(row.case.name) for row in result.rows)
     print(f"  {'command':<{width}}  {'median':>9}  {'ratio':>6}  aim")
