@@ -3,13 +3,17 @@ server, and the sentence names the input in our words."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from mcp.types import Tool as RemoteTool
 from pydantic import ValidationError
+from structlog.testing import capture_logs
 
 from errors import classify, plainness_problems
-from tools.mcp._tool import arguments, input_model
+from resilience import CircuitBreaker, Policy
+from tools.mcp._tool import arguments, input_model, mcp_tool
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -66,6 +70,21 @@ def test_invalid_input_is_named_in_our_words(raw: dict[str, Any], words: str) ->
 def test_extras_are_refused_when_the_schema_says_so() -> None:
     closed = {**SCHEMA, "additionalProperties": False}
     assert "not an accepted input" in sentence({"count": 1, "other": 2}, closed)
+
+
+def test_an_unusable_schema_is_logged_once_however_often_the_tool_is_rebound() -> None:
+    """Each agent binds the tool to its own policy; the input model is made once, so the
+    unusable schema is logged once."""
+    broken = {"type": "object", "properties": {"n": {"type": "integer", "minimum": "x"}}}
+    server = SimpleNamespace(
+        server=SimpleNamespace(name="s"), breaker_for=lambda _: CircuitBreaker()
+    )
+    remote = RemoteTool(name="t", inputSchema=broken)
+    with capture_logs() as logs:
+        tool = mcp_tool(server, remote, "t", Policy(), None)  # type: ignore[arg-type]
+        rebound = [tool.bound(Policy(), None) for _ in range(3)]
+    assert [log["event"] for log in logs].count("mcp.schema_unusable") == 1
+    assert all(again.input_model is tool.input_model for again in rebound)
 
 
 def test_an_unusable_schema_leaves_judging_to_the_server() -> None:

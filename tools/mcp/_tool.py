@@ -47,12 +47,20 @@ MAX_RESULT_CHARS = 50_000  # a larger answer is cut, and says so
 
 
 def mcp_tool(
-    connection: Connection, remote: RemoteTool, name: str, policy: Policy, listener: Listener | None
+    connection: Connection,
+    remote: RemoteTool,
+    name: str,
+    policy: Policy,
+    listener: Listener | None,
+    *,
+    model: type[BaseModel] | None = None,
 ) -> Tool:
-    """`remote`, a tool of `connection`'s server, as the `Tool` `name` on `policy`."""
+    """`remote`, a tool of `connection`'s server, as the `Tool` `name` on `policy`; its input
+    `model` made from the server's schema, once (a rebound tool keeps its model)."""
     server = connection.server.name
     schema = dict(remote.input_schema)
     schema.setdefault("type", "object")
+    model = model or input_model(name, schema)
     spoken = words(remote.name) or "MCP"
     activity = f"running the {spoken} tool"
     engine = _ServerEngine(name, policy, listener, connection.breaker_for(policy))
@@ -70,12 +78,12 @@ def mcp_tool(
         return to_result(outcome, str)
 
     def rebind(new_policy: Policy | None, new_listener: Listener | None) -> Tool:
-        return mcp_tool(connection, remote, name, new_policy or policy, new_listener)
+        return mcp_tool(connection, remote, name, new_policy or policy, new_listener, model=model)
 
     return Tool(
         name,
         (remote.description or remote.title or "").strip() or f"The {spoken} tool.",
-        input_model(name, schema),
+        model,
         handler,
         activity,
         rebind=rebind,
