@@ -32,13 +32,14 @@ import re
 import string
 import typing
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic_core import to_jsonable_python
 
 from resilience import AttemptInfo, Engine, Listener, Policy, RetryOn, Source
-from tools.registry import Rebind, Tool, ToolResult, subject_of, to_result
+from tools.registry import Tool, ToolResult, subject_of, to_result
 
 __all__ = ["tool"]
 
@@ -84,13 +85,36 @@ def tool(
     `calculate`), sent as they are; else they are data from outside, sent to the model as such."""
 
     def make(function: Function) -> Tool:
-        build = _builder(function, name, description, activity, fallbacks, retry_on, trusted)
-        return build(policy, listener)
+        spec = _spec(function, name, description, activity, fallbacks, retry_on, trusted)
+        return _build(spec, policy, listener)
 
     return make if fn is None else make(fn)
 
 
-def _builder(
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    """Everything about a function tool but the engine it runs on."""
+
+    name: str
+    description: str
+    activity: str
+    input_model: type[BaseModel]
+    functions: tuple[Function, ...]  # the primary, then the fallbacks
+    sources: tuple[str, ...]  # their names in the timeline, one each
+    takes_model: bool  # the function takes the input model itself, not its fields
+    retry_on: RetryOn
+    foreign: bool  # its answers are data from outside the project (not `trusted`)
+
+    def operation(self, args: BaseModel) -> str:
+        """The activity in words, with the call's inputs filled in."""
+        values = {key: _short(value) for key, value in args.model_dump().items()}
+        try:
+            return self.activity.format(**values)
+        except (KeyError, IndexError, ValueError):  # a format spec the value does not fit
+            return self.activity
+
+
+def _spec(
     fn: Function,
     name: str | None,
     description: str | None,
@@ -98,8 +122,7 @@ def _builder(
     fallbacks: Sequence[Function],
     retry_on: RetryOnSpec | None,
     trusted: bool,
-) -> Rebind:
-    """Check `fn` and its fallbacks; what builds their tool on a policy and a listener."""
+) -> _Spec:
     _check_function(fn, "@tool")
     tool_name = name or fn.__name__
     if not _TOOL_NAME.fullmatch(tool_name):
@@ -114,25 +137,17 @@ def _builder(
     template = activity or f"running {tool_name}"
     _check_activity(template, inputs, tool_name)
     functions = (fn, *fallbacks)
-    named = list(zip(functions, _source_names(functions), strict=True))
-    predicate = _predicate(retry_on)
-    doc = description or inspect.getdoc(fn) or f"The {tool_name} tool."
-
-    def build(policy: Policy | None, listener: Listener | None) -> Tool:
-        engine = Engine(tool_name, policy, listener)
-
-        async def handler(args: BaseModel) -> ToolResult:
-            sources = [
-                _source(function, source, args, takes_model, predicate)
-                for function, source in named
-            ]
-            operation = _operation(template, args)
-            outcome = await engine.run(operation, sources, subject=subject_of(args))
-            return to_result(outcome, str)
-
-        return Tool(tool_name, doc, model, handler, template, rebind=build, foreign=not trusted)
-
-    return build
+    return _Spec(
+        name=tool_name,
+        description=description or inspect.getdoc(fn) or f"The {tool_name} tool.",
+        activity=template,
+        input_model=model,
+        functions=functions,
+        sources=_source_names(functions),
+        takes_model=takes_model,
+        retry_on=_predicate(retry_on),
+        foreign=not trusted,
+    )
 
 
 def _check_function(fn: object, role: str) -> None:
@@ -250,11 +265,30 @@ def _predicate(retry_on: RetryOnSpec | None) -> RetryOn:
     return lambda error: isinstance(error, kinds)
 
 
-def _source(
-    fn: Function, name: str, args: BaseModel, takes_model: bool, retry_on: RetryOn
-) -> Source[str]:
+def _build(spec: _Spec, policy: Policy | None, listener: Listener | None) -> Tool:
+    engine = Engine(spec.name, policy, listener)
+
+    async def handler(args: BaseModel) -> ToolResult:
+        operation = spec.operation(args)
+        named = zip(spec.functions, spec.sources, strict=True)
+        sources = [_source(spec, fn, name, args) for fn, name in named]
+        outcome = await engine.run(operation, sources, subject=subject_of(args))
+        return to_result(outcome, str)
+
+    return Tool(
+        spec.name,
+        spec.description,
+        spec.input_model,
+        handler,
+        spec.activity,
+        rebind=lambda policy, listener: _build(spec, policy, listener),
+        foreign=spec.foreign,
+    )
+
+
+def _source(spec: _Spec, fn: Function, name: str, args: BaseModel) -> Source[str]:
     """`fn` called with `args` (a sync function in a worker thread), as a source."""
-    call = functools.partial(fn, args) if takes_model else functools.partial(fn, **dict(args))
+    call = functools.partial(fn, args) if spec.takes_model else functools.partial(fn, **dict(args))
 
     async def fetch(_info: AttemptInfo) -> str:
         if inspect.iscoroutinefunction(fn):
@@ -263,16 +297,7 @@ def _source(
             value = await asyncio.to_thread(call)
         return _as_text(value)  # inside the attempt: a value that won't render is a failure
 
-    return Source(name, fetch, retry_on=retry_on)
-
-
-def _operation(template: str, args: BaseModel) -> str:
-    """The activity in words, with the call's inputs filled in."""
-    values = {key: _short(value) for key, value in args.model_dump().items()}
-    try:
-        return template.format(**values)
-    except (KeyError, IndexError, ValueError):  # a format spec the value does not fit
-        return template
+    return Source(name, fetch, retry_on=spec.retry_on)
 
 
 def _as_text(value: object) -> str:
