@@ -819,8 +819,9 @@ def _kinds_of(token: str) -> tuple[frozenset[int], ...]:
     if known is None:
         forms = read_token(token).split()
         pairs = [(forms[0], token.lower())] if len(forms) == 1 else [(f, f) for f in forms]
-        if (head := _ASCII_HEAD.match(token)) is not None:  # "key입니다": a word, a particle
-            word = head[1].lower()
+        head = _ASCII_HEAD.match(token)
+        if head is not None and _east_asian(token[head.end() : head.end() + 1]):  # "key입니다"
+            word = head[0].lower()  # a word, then a particle
             pairs = [(stem(word), word), (token[head.end() :].lower(),) * 2]
         known = tuple(
             frozenset(at for at, kind in enumerate(_WORD_KINDS) if kind.holds(read, written))
@@ -835,7 +836,15 @@ def _kinds_of(token: str) -> tuple[frozenset[int], ...]:
 
 
 # An English word with a Korean, Chinese or Japanese ending glued to it ("key입니다").
-_ASCII_HEAD = re.compile(r"([A-Za-z]{2,})(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3])")
+_ASCII_HEAD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _east_asian(char: str) -> bool:
+    """Whether `char` is kana, a Chinese character or a Hangul syllable. (As a character
+    class these ranges cost a millisecond to compile on every start.)"""
+    return (
+        "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7a3"
+    )
 
 
 def _places(kind: _vocab_words.WordClass, at: dict[int, list[int]]) -> list[int]:

@@ -17,7 +17,6 @@ Every phrase is matched as a person reads it (`errors._facts.word_forms`): ident
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from errors._facts import Signal as S
@@ -527,7 +526,7 @@ def words(english: str, other: str = "", unspaced: str = "") -> WordClass:
     particle at their end: 토큰이), are the starts of words; shorter ones whole words; each
     also as typed without accents ("geçersiz", "gecersiz")."""
     others = list(dict.fromkeys(form for w in other.split() for form in _forms(w)))
-    starts = [w for w in others if len(w) >= 4 or _HANGUL.search(w)]
+    starts = [w for w in others if len(w) >= 4 or _korean(w)]
     return WordClass(
         frozenset(map(stem, english.split())),
         frozenset(w for w in others if w not in starts),
@@ -555,7 +554,9 @@ def _forms(word: str) -> tuple[str, ...]:
     return (word,) if plain is None else (word, plain)
 
 
-_HANGUL = re.compile("[\uac00-\ud7a3]")
+def _korean(word: str) -> bool:
+    """Whether `word` holds a Hangul syllable (가 … 힣)."""
+    return any("\uac00" <= c <= "\ud7a3" for c in word)
 
 
 CREDENTIAL = words(
