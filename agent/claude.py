@@ -11,11 +11,12 @@ the classifier (chaining the original):
 - a 400 "prompt is too long" is `PromptTooLong`, so the loop can drop earlier turns.
 
 No answer may grow past a size: the SDK reads whatever the server sends, so `CappedTransport`
-wraps its httpx2 transport and counts the bytes of every response as they stream in; past
-`DEFAULT_MAX_BYTES` (4 MiB) it raises `errors.ResponseTooLarge` (bad data: retried once, then
-the next model). A declared length over the cap is refused before a byte is read. The cap is
-on the decoded body: requests ask for no compression, and a gzip or deflate body sent anyway
-is decoded here, a piece at a time and never past the cap; any other encoding is refused.
+wraps its httpx2 transport and counts the bytes of every response as they stream in; past its
+cap (`max_bytes`: `DEFAULT_MAX_BYTES`, 4 MiB, unless given) it raises `errors.ResponseTooLarge`
+(bad data: retried once, then the next model). A declared length over the cap is refused
+before a byte is read. The cap is on the decoded body: requests ask for no compression, and a
+gzip or deflate body sent anyway is decoded here, a piece at a time and never past the cap;
+any other encoding is refused.
 """
 
 from __future__ import annotations
@@ -72,11 +73,13 @@ SOURCE = "claude"  # the `source` of the failures raised here
 
 
 class CappedTransport(httpx2.AsyncBaseTransport):
-    """`inner`, with every response body cut at `DEFAULT_MAX_BYTES` (raising
-    `ResponseTooLarge`)."""
+    """`inner`, with every response body cut at `max_bytes` (raising `ResponseTooLarge`)."""
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+    def __init__(
+        self, inner: httpx2.AsyncBaseTransport, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
         self.inner = inner
+        self.max_bytes = max_bytes
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """The inner transport's response, its stream counted (and decoded) as it is read."""
@@ -87,10 +90,10 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         problem: Exception | None = None
         if encoding not in _DECODERS:
             problem = BadUpstreamData(f"the model API sent a {encoding!r} body", source=SOURCE)
-        elif declared.isdigit() and int(declared) > DEFAULT_MAX_BYTES:
+        elif declared.isdigit() and int(declared) > self.max_bytes:
             problem = ResponseTooLarge(
                 f"the model API declared a {declared}-byte body, over the "
-                f"{DEFAULT_MAX_BYTES}-byte cap",
+                f"{self.max_bytes}-byte cap",
                 source=SOURCE,
             )
         if problem is not None:
@@ -98,7 +101,7 @@ class CappedTransport(httpx2.AsyncBaseTransport):
             raise problem
         stream = response.stream
         assert isinstance(stream, httpx2.AsyncByteStream)  # what an async transport returns
-        response.stream = _Capped(stream, _DECODERS[encoding])
+        response.stream = _Capped(stream, _DECODERS[encoding], self.max_bytes)
         if encoding != "identity":  # decoded here, so httpx2 must not decode it again
             del response.headers["content-encoding"]
             response.headers.pop("content-length", None)
@@ -115,11 +118,12 @@ _DECODERS = {"identity": 0, "": 0, "gzip": 47, "x-gzip": 47, "deflate": 15}
 
 class _Capped(httpx2.AsyncByteStream):
     """A response stream (decoded here when `wbits` says so) that raises once more than
-    `DEFAULT_MAX_BYTES` of body have come through."""
+    `max_bytes` of body have come through."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream, wbits: int) -> None:
+    def __init__(self, inner: httpx2.AsyncByteStream, wbits: int, max_bytes: int) -> None:
         self._inner = inner
         self._wbits = wbits
+        self._max = max_bytes
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
@@ -127,15 +131,15 @@ class _Capped(httpx2.AsyncByteStream):
         async for chunk in self._inner:
             if decoder is not None:  # inflated up to one byte past the cap: enough to know
                 try:
-                    chunk = decoder.decompress(chunk, DEFAULT_MAX_BYTES - seen + 1)
+                    chunk = decoder.decompress(chunk, self._max - seen + 1)
                 except zlib.error as exc:
                     raise BadUpstreamData(
                         "the model API sent a body that does not decode", source=SOURCE
                     ) from exc
             seen += len(chunk)
-            if seen > DEFAULT_MAX_BYTES:
+            if seen > self._max:
                 raise ResponseTooLarge(
-                    f"the model API's body passed the {DEFAULT_MAX_BYTES}-byte cap", source=SOURCE
+                    f"the model API's body passed the {self._max}-byte cap", source=SOURCE
                 )
             if chunk:
                 yield chunk

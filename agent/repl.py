@@ -88,7 +88,7 @@ class Repl:
         self._streamed = False
         self._told_trimmed = False
         self._commands: dict[str, Callable[[], None]] = {
-            "/help": lambda: self.screen.line(HELP),
+            "/help": self._help,
             "/tools": self._tools,
             "/reset": self._reset,
             "/history": self._history,
@@ -142,6 +142,9 @@ class Repl:
     def _stream(self, text: str) -> None:
         self._streamed = True
         self.screen.text(text)
+
+    def _help(self) -> None:
+        self.screen.line(HELP)
 
     def _tools(self) -> None:
         for tool in self.agent.registry.tools:

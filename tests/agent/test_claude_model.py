@@ -15,6 +15,7 @@ from agent.app import Agent
 from agent.claude import (
     CONNECT_TIMEOUT_S,
     READ_TIMEOUT_S,
+    CappedTransport,
     ClaudeModel,
     http_timeout,
     new_client,
@@ -233,6 +234,27 @@ async def test_an_answer_past_the_cap_is_too_large_not_held(
     with pytest.raises(ResponseTooLarge) as caught:
         await create(reply, request_)
     assert classify(caught.value, "asking Claude").result.error_type == "bad_data"
+
+
+async def test_the_cap_is_the_transports_own_to_set() -> None:
+    """`CappedTransport(inner, max_bytes=…)`: a body of the cap passes, one byte more is
+    `ResponseTooLarge`, declared or counted as it streams."""
+    body = b"x" * 1_000
+
+    def send(request: httpx2.Request) -> httpx2.Response:
+        if request.url.path == "/chunked":  # no length: counted as it streams
+            return _raw(body, JSON)(request)
+        return httpx2.Response(200, content=body)  # a declared length
+
+    for cap, fits in ((1_000, True), (999, False)):
+        transport = CappedTransport(httpx2.MockTransport(send), max_bytes=cap)
+        async with httpx2.AsyncClient(transport=transport) as client:
+            for path in ("/declared", "/chunked"):
+                if fits:
+                    assert (await client.get(f"https://claude.test{path}")).content == body
+                else:
+                    with pytest.raises(ResponseTooLarge, match="999-byte cap"):
+                        await client.get(f"https://claude.test{path}")
 
 
 async def test_a_gzip_bomb_is_stopped_at_the_cap_while_it_inflates() -> None:
