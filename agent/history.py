@@ -23,12 +23,7 @@ two processes writing at once both land; readers never wait for writers.
 **When it goes wrong, it says so in one sentence and carries on** (`History.notice`):
 
 - a damaged file (not SQLite, torn, or not ours) is moved aside as
-  `conversations.sqlite.damaged-<time>` and a fresh store takes its place. It is found on
-  opening: `PRAGMA quick_check` reads the whole file — unless the file is sealed, exactly as
-  the last clean close left it (`conversations.sqlite.seal`: its device, inode, size and
-  modification time), so that opening does not grow with the history. Any write since, by
-  anyone, breaks the seal; damage no write made (a disk's rot) is SQLite's own complaint when
-  a read meets it, which unseals the file for the next open to check;
+  `conversations.sqlite.damaged-<time>` and a fresh store takes its place;
 - a file from a newer version of the agent is left alone, and this version keeps its own
   store beside it (`conversations.v1.sqlite`);
 - a folder that cannot be written, or a file that is not private: nothing is saved this time.
@@ -144,10 +139,9 @@ class History:
     def __init__(
         self, path: Path | None, connection: sqlite3.Connection | None, notice: str | None = None
     ) -> None:
-        self.path = path  # the file in use (beside the usual one when a newer version owns it)
+        self.path = path
         self._db = connection
         self.notice = notice  # one plain sentence for the person, if something failed
-        self._whole = True  # nothing failed: closing may seal the file (`_seal`)
 
     @classmethod
     def open(cls, folder: Path | None = None) -> History:
@@ -156,7 +150,7 @@ class History:
         path = folder / FILE_NAME
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            connection, path, notice = _connect(path)
+            connection, notice = _connect(path)
         except (OSError, sqlite3.Error) as error:
             failure = error_to_action(error, "opening the saved conversations")
             log.warning("history.unavailable", path=str(path), **failure.log_fields())
@@ -171,15 +165,11 @@ class History:
         return self._db is not None
 
     def close(self) -> None:
-        """Close the file (the WAL is folded back into it by the last one to close) and, if
-        nothing failed, seal it, so that the next open need not read it whole (`_seal`)."""
+        """Close the file (the WAL is folded back into it by the last one to close)."""
         if self._db is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._db.close()
             self._db = None
-            if self._whole and self.path is not None:
-                with contextlib.suppress(OSError):
-                    _seal(self.path)
 
     # --- starting and resuming ---------------------------------------------------------------
 
@@ -283,29 +273,13 @@ class History:
         return True
 
     def _failed(self, error: BaseException) -> None:
-        self._unseal()
         failure = error_to_action(error, "saving a turn of the conversation")
         log.warning("history.save_failed", path=str(self.path), **failure.log_fields())
         self.notice = "This turn could not be saved to the conversation history; the chat goes on."
 
     def _rows(self, sql: str, parameters: Sequence[object] = ()) -> list[Any]:
-        """A read's rows (none when nothing is saved). A read SQLite finds damaged leaves the
-        file unsealed, so the next open checks it whole."""
-        if self._db is None:
-            return []
-        try:
-            return self._db.execute(sql, parameters).fetchall()
-        except sqlite3.DatabaseError:
-            self._unseal()
-            raise
-
-    def _unseal(self) -> None:
-        """A read or a write failed: the file is not known to be whole any more, so the next
-        open checks it whole, and this one's close will not seal it."""
-        self._whole = False
-        if self.path is not None:
-            with contextlib.suppress(OSError):
-                _seal_file(self.path).unlink()
+        """A read's rows (none when nothing is saved)."""
+        return [] if self._db is None else self._db.execute(sql, parameters).fetchall()
 
 
 class Saved:
@@ -349,45 +323,36 @@ def turns_of(messages: Sequence[MessageParam]) -> list[Turn]:
 # --- opening the file --------------------------------------------------------------------------
 
 
-def _connect(path: Path, *, beside: bool = True) -> tuple[sqlite3.Connection, Path, str | None]:
+def _connect(path: Path, *, beside: bool = True) -> tuple[sqlite3.Connection, str | None]:
     """A connection to a store of our schema at `path` (or, if a newer version owns that
-    file, beside it), the file's path, and the notice to give, if any."""
+    file, beside it), and the notice to give, if any."""
     os.close(open_private(path, os.O_RDWR | os.O_CREAT))  # ours, private, no link, no FIFO
-    whole = _sealed(path)  # before connecting: the connection's own WAL would hide the seal
     db = sqlite3.connect(path, timeout=_BUSY_MS / 1000, isolation_level=None)
     try:
-        version = _version(db, whole)  # read only: a newer version's file stays as it was
+        version = _version(db)  # read only: a newer version's file stays as it was
         if version in (0, SCHEMA_VERSION):
             _configure(db)
     except sqlite3.DatabaseError:  # not a database, or torn
         version = -1
     if version == SCHEMA_VERSION:
-        return db, path, None
+        return db, None
     if version == 0:
         _create(db)
-        return db, path, None
+        return db, None
     db.close()
     if version > SCHEMA_VERSION and beside:
         own = path.with_name(f"conversations.v{SCHEMA_VERSION}.sqlite")
-        connection, _, _ = _connect(own, beside=False)
-        return (
-            connection,
-            own,
-            (
-                f"The saved conversations in {path} were written by a newer version of the agent; "
-                f"this version keeps its own in {own}."
-            ),
+        connection, _ = _connect(own, beside=False)
+        return connection, (
+            f"The saved conversations in {path} were written by a newer version of the agent; "
+            f"this version keeps its own in {own}."
         )
     aside = _move_aside(path)
-    connection, _, _ = _connect(path, beside=False)
+    connection, _ = _connect(path, beside=False)
     log.warning("history.damaged", path=str(path), moved_to=str(aside))
-    return (
-        connection,
-        path,
-        (
-            f"The saved conversations file was damaged; it was moved to {aside} and a new one "
-            "was started."
-        ),
+    return connection, (
+        f"The saved conversations file was damaged; it was moved to {aside} and a new one "
+        "was started."
     )
 
 
@@ -400,17 +365,16 @@ def _configure(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA foreign_keys = ON")
 
 
-def _version(db: sqlite3.Connection, sealed: bool = False) -> int:
+def _version(db: sqlite3.Connection) -> int:
     """Our schema's version; 0 for an empty file; -1 for a database that is not ours, or one
-    damaged anywhere (`quick_check`: every page is read, before anything is written) — unless
-    it is `sealed`, just as a clean close left it (`_sealed`)."""
+    damaged anywhere (`quick_check`: every page is read, before anything is written)."""
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if version == 0:
         return 0 if not tables else -1
     if version == SCHEMA_VERSION and not tables >= _TABLES:
         return -1
-    if not sealed and db.execute("PRAGMA quick_check(1)").fetchone()[0] != "ok":
+    if db.execute("PRAGMA quick_check(1)").fetchone()[0] != "ok":
         return -1
     return version
 
@@ -443,55 +407,6 @@ def _move_aside(path: Path) -> Path:
         with contextlib.suppress(FileNotFoundError):
             os.replace(f"{path}{suffix}", f"{aside}{suffix}")
     return aside
-
-
-# --- the seal: a file left whole is not read whole again ---------------------------------------
-
-
-def _sealed(path: Path) -> bool:
-    """Whether `path` is exactly as the last clean close left it (`_seal`) and no other
-    connection has changes in its WAL. Any doubt (no seal, a seal that does not read, a
-    WAL with content) is False: the file is checked whole."""
-    try:
-        if _wal_in_use(path):
-            return False
-        with os.fdopen(open_private(_seal_file(path), os.O_RDONLY)) as seal:
-            return seal.read(100) == _state(path)
-    except (OSError, ValueError):
-        return False
-
-
-def _seal(path: Path) -> None:
-    """Seal `path`, just closed with nothing failed, unless another connection still has it
-    open (its WAL is in use) or it is sealed already. The file's modification time is set one
-    nanosecond back, and its state (device, inode, size, that time) written beside it: any
-    later write stamps the file with the clock's time, never that one, so a file changed since
-    — by anyone, however coarse the file system's clock — never matches its seal."""
-    if _wal_in_use(path) or _sealed(path):
-        return
-    status = os.stat(path)
-    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns - 1))
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-    with os.fdopen(open_private(_seal_file(path), flags), "w") as seal:
-        seal.write(_state(path))
-
-
-def _seal_file(path: Path) -> Path:
-    return path.with_name(f"{path.name}.seal")
-
-
-def _wal_in_use(path: Path) -> bool:
-    """Whether `path`'s write-ahead log holds anything (the last connection to close empties
-    and removes it)."""
-    try:
-        return os.stat(f"{path}-wal").st_size > 0
-    except FileNotFoundError:
-        return False
-
-
-def _state(path: Path) -> str:
-    status = os.stat(path)
-    return f"{status.st_dev} {status.st_ino} {status.st_size} {status.st_mtime_ns}"
 
 
 # --- what is written ----------------------------------------------------------------------------

@@ -9,7 +9,6 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -114,31 +113,27 @@ def test_a_damaged_file_is_moved_aside_with_one_sentence(tmp_path: Path) -> None
     assert len(history.conversations()) == 1
 
 
-def damaged_inside(folder: Path, conversations: int = 30, *, rot: bool = False) -> bytes:
-    """A store of `conversations` saved chats, closed, then every page after the schema's
-    overwritten: a file whose header and schema still read, damaged where its rows are. With
-    `rot`, as a disk's rot would: the file's times kept, so its seal still matches. The
-    damaged bytes."""
+def damaged_inside(folder: Path, conversations: int = 30) -> Path:
+    """A store of `conversations` saved chats, then every page after the schema's overwritten:
+    a file whose header and schema still read, damaged where its rows are."""
     history = History.open(folder)
     for n in range(conversations):
         one_turn(Conversation(keeper=history.new("m")), f"question {n} " + "x" * 2000, "a" * 2000)
     history.close()
     path = folder / FILE_NAME
-    before = path.stat()
     data = bytearray(path.read_bytes())
     page = int.from_bytes(data[16:18], "big")  # the page size, from the file's header
     for start in range(2 * page, len(data), page):
         data[start : start + 100] = b"\xff" * 100
     path.write_bytes(bytes(data))
-    if rot:
-        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    return bytes(data)
+    return path
 
 
 def test_damage_inside_the_file_is_found_when_it_is_opened(tmp_path: Path) -> None:
     """A file whose header and schema read but whose rows are damaged is found so on opening,
     before anything is written: set aside whole, said once, and a fresh store carries on."""
-    damaged = damaged_inside(tmp_path)
+    path = damaged_inside(tmp_path)
+    damaged = path.read_bytes()
     history = History.open(tmp_path)
     assert history.notice is not None
     assert "damaged" in history.notice
@@ -147,110 +142,6 @@ def test_damage_inside_the_file_is_found_when_it_is_opened(tmp_path: Path) -> No
     assert history.conversations() == []
     one_turn(Conversation(keeper=history.new("m")), "q", "a")
     assert len(history.conversations()) == 1
-
-
-@pytest.fixture
-def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every `quick_check` the store runs, as SQLite executes it (a trace on each connection)."""
-    run: list[str] = []
-    connect = sqlite3.connect
-
-    def traced(*args: Any, **kwargs: Any) -> sqlite3.Connection:
-        connection = connect(*args, **kwargs)
-        connection.set_trace_callback(lambda sql: run.append(sql) if "quick_check" in sql else None)
-        return connection
-
-    monkeypatch.setattr(sqlite3, "connect", traced)
-    return run
-
-
-def test_a_file_left_whole_by_a_clean_close_is_not_read_whole_again(
-    tmp_path: Path, checks: list[str]
-) -> None:
-    """Closing with nothing failed seals the file; opening a sealed file reads its header and
-    schema only, however large it has grown, and finds every turn there."""
-    history = History.open(tmp_path)
-    one_turn(Conversation(keeper=history.new("m")), "q", "a")
-    history.close()
-    assert len(checks) == 0  # a new file: nothing to check
-    for _ in range(3):
-        history = History.open(tmp_path)
-        assert history.notice is None
-        assert len(history.conversations()) == 1
-        history.close()
-    assert len(checks) == 0
-
-
-def test_a_file_changed_after_its_seal_is_read_whole(tmp_path: Path, checks: list[str]) -> None:
-    """A write by anyone else after the seal, even of the same size and at once (a clock's tick
-    can be coarser than that), leaves the file checked whole on the next open."""
-    history = History.open(tmp_path)
-    one_turn(Conversation(keeper=history.new("m")), "q", "a")
-    history.close()
-    path = tmp_path / FILE_NAME
-    size = path.stat().st_size
-    with sqlite3.connect(path) as other:
-        other.execute("UPDATE conversations SET model = 'n'")
-    other.close()
-    assert path.stat().st_size == size
-    history = History.open(tmp_path)
-    assert len(checks) == 1
-    assert history.conversations()[0].model == "n"
-
-
-def test_a_file_another_connection_is_writing_is_read_whole(
-    tmp_path: Path, checks: list[str]
-) -> None:
-    """While another connection has changes in the WAL (a chat still open, a process killed
-    mid-turn), no close seals the file and every open checks it whole; the last to close
-    seals it."""
-    History.open(tmp_path).close()
-    chat = History.open(tmp_path)
-    one_turn(Conversation(keeper=chat.new("m")), "q", "a")
-    History.open(tmp_path).close()
-    History.open(tmp_path).close()
-    assert len(checks) == 2
-    chat.close()
-    History.open(tmp_path).close()
-    assert len(checks) == 2
-
-
-def test_damage_that_keeps_the_seal_is_met_when_read_and_then_set_aside(
-    tmp_path: Path, checks: list[str]
-) -> None:
-    """Bytes that rot on the disk change no seal (nothing wrote the file): the open trusts it,
-    the first read that meets the damage fails as SQLite's own complaint and unseals the file,
-    and the next open checks it whole and sets it aside."""
-    path = tmp_path / FILE_NAME
-    damaged = damaged_inside(tmp_path, rot=True)
-    history = History.open(tmp_path)
-    assert (len(checks), history.notice) == (0, None)
-    with pytest.raises(sqlite3.DatabaseError):
-        history.conversations()
-    history.close()
-    assert path.read_bytes() == damaged
-    history = History.open(tmp_path)
-    assert len(checks) == 1
-    assert history.notice is not None
-    assert "damaged" in history.notice
-    assert history.conversations() == []
-
-
-def test_a_link_in_place_of_the_seal_is_not_followed(tmp_path: Path, checks: list[str]) -> None:
-    """A symbolic link where the seal should be is no seal (the file is checked whole), and no
-    seal is written through it."""
-    History.open(tmp_path).close()
-    seal = tmp_path / f"{FILE_NAME}.seal"
-    target = tmp_path / "elsewhere"
-    target.write_text(seal.read_text())
-    seal.unlink()
-    seal.symlink_to(target)
-    history = History.open(tmp_path)
-    one_turn(Conversation(keeper=history.new("m")), "q", "a")
-    history.close()
-    assert len(checks) == 1
-    assert seal.is_symlink()
-    assert target.read_text().count(" ") == 3
 
 
 def test_a_newer_schema_is_left_alone(tmp_path: Path) -> None:
