@@ -632,10 +632,14 @@ def _bounds(attack: Attack) -> str:
 
 
 def run_attack(attack: Attack, quick: bool) -> AttackResult:
-    """One attack against a fresh server, in a child process."""
-    with HostileServer(attack.messages, attack.weather) as server:
+    """One attack against a fresh server, in a child process whose saved conversations go to
+    a folder of its own (never the person's)."""
+    with (
+        HostileServer(attack.messages, attack.weather) as server,
+        tempfile.TemporaryDirectory(prefix="hostile-data-") as data,
+    ):
         given = {name: value.format(base=server.base) for name, value in attack.env.items()}
-        env = {**_base_env(), **server.env(**given)}
+        env = {**_base_env(), "AGENT_DATA_DIR": data, **server.env(**given)}
         if attack.argv[1:] == ["explain-error"]:
             env.pop("ANTHROPIC_API_KEY")  # the rules, not --llm: offline
         guard_s = attack.guard_s or GUARD_S[quick]

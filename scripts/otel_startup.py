@@ -15,6 +15,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -54,9 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    # As an installed agent starts: no OTEL_/AGENT_ settings, bytecode cached (a warm-up run).
+    # As an installed agent starts: no OTEL_/AGENT_ settings, bytecode cached (a warm-up run);
+    # its saved conversations in a folder of the script's own, never the person's.
+    data = tempfile.TemporaryDirectory(prefix="otel-startup-data-")
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "AGENT_"))}
     base.pop("PYTHONDONTWRITEBYTECODE", None)
+    base["AGENT_DATA_DIR"] = data.name
     otlp = {**base, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_port}"}
     kinds = {
         "tracing off": ([], base),
@@ -74,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.shutdown()
         server.server_close()
+        data.cleanup()
     off, off_min = statistics.median(times["tracing off"]), min(times["tracing off"])
     print(f"agent ask --offline, {args.runs} runs of each, interleaved")
     print(f"load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}")

@@ -1,4 +1,5 @@
-"""Fixtures every test folder may use: structlog back to its defaults after every test, a
+"""Fixtures every test folder may use: structlog back to its defaults after every test, saved
+conversations in a folder of each test's own (and a check that none reached the person's), a
 fake clock, a policy on it, a progress recorder, a real Redis server."""
 
 from __future__ import annotations
@@ -6,10 +7,12 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import structlog
 
+from agent.history import data_folder
 from benchmarks.redis_server import RedisServer, RedisUnavailable
 from resilience import Event, Policy, ProgressKind, RetryBudget
 from tests.tools.fakes import FakeClock
@@ -66,6 +69,27 @@ def _signals_as_a_terminal_has_them() -> Iterator[None]:
 def _data_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Saved conversations go to a folder of the test's own, never the person's home."""
     monkeypatch.setenv("AGENT_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _the_persons_conversations_untouched() -> Iterator[None]:
+    """No test, nor any child process a test starts, writes to the person's own saved
+    conversations. A child given a bare environment finds the home folder by itself, so a
+    test that builds one must pass AGENT_DATA_DIR on (`_data_folder`); this says which run
+    forgot. Both places a person's may be are watched: where this environment puts them, and
+    the home folder's default."""
+    folders = {data_folder(), Path.home() / ".local" / "share" / "failsafe-agent"}
+    before = {folder: _files(folder) for folder in folders}
+    yield
+    written = [folder for folder in folders if _files(folder) != before[folder]]
+    assert not written, f"the tests wrote to the person's saved conversations in {written}"
+
+
+def _files(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each file of `folder` (none if it does not exist): its size and modification time."""
+    if not folder.is_dir():
+        return {}
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()}
 
 
 @pytest.fixture

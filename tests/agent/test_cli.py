@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -270,7 +271,7 @@ def test_python_dash_m_agent_runs_the_cli() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        env={"PATH": "", "NO_COLOR": "1"},
+        env={"PATH": "", "NO_COLOR": "1", "AGENT_DATA_DIR": os.environ["AGENT_DATA_DIR"]},
         check=False,
     )
     assert (done.returncode, done.stdout) == (0, "6 * 7 = 42.\n")

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# Where the gazetteer's index was built once: kept, so a child does not build it again.
-_KEPT = ("HOME", "XDG_CACHE_HOME", "AGENT_CACHE_DIR")
+# Where the gazetteer's index was built once: kept, so a child does not build it again; and
+# the test's own folder for saved conversations (`tests/conftest.py`), never the person's.
+_KEPT = ("HOME", "XDG_CACHE_HOME", "AGENT_CACHE_DIR", "AGENT_DATA_DIR")
 
 
 def _run(question: str) -> subprocess.CompletedProcess[str]:

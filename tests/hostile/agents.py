@@ -23,7 +23,16 @@ GUARD_S = 30  # a hang guard only: each test's own bounds end it long before thi
 CHILD_GUARD_S = 60  # the same, for a child process (its start-up included)
 KEY = "sk-ant-api03-HOSTILE-0123456789abcdefghij"
 REPO = Path(__file__).resolve().parents[2]
-_INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "AGENT_CACHE_DIR")
+_INHERITED = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "TMPDIR",
+    "SYSTEMROOT",
+    "AGENT_CACHE_DIR",
+    "AGENT_DATA_DIR",
+)
 
 
 async def no_sleep(_seconds: float) -> None:

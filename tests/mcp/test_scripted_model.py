@@ -3,6 +3,7 @@ its help lists them, and their answers are put in words."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -74,7 +75,7 @@ def agent(*argv: str, stdin: str = "") -> str:
         input=stdin,
         capture_output=True,
         text=True,
-        env={"PATH": "", "NO_COLOR": "1"},
+        env={"PATH": "", "NO_COLOR": "1", "AGENT_DATA_DIR": os.environ["AGENT_DATA_DIR"]},
         check=False,
         timeout=120,
     )
