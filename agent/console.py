@@ -64,8 +64,7 @@ class Screen:
         self._status_shown = False
         self._mid_line = False  # streamed text left the cursor after some text
         self._stream = TerminalStream()
-        self._wrap = _Wrap(width, REPLY_INDENT) if width is not None else None
-        self._counting: tuple[str, float] | None = None  # the status counted, and since when
+        self._wrap = _Wrap(self.width, REPLY_INDENT) if width is not None else None
         self._ticker: asyncio.Task[None] | None = None
 
     @property
@@ -148,17 +147,16 @@ class Screen:
         if kind not in _COUNTED:
             self._show_status(message)
             return
-        self._counting = (message, self._clock())
-        self._show_count()
+        since = self._clock()
+        self._show_count(message, since)
         with contextlib.suppress(RuntimeError):  # no event loop: a static line, no count
-            self._ticker = asyncio.get_running_loop().create_task(self._tick())
+            self._ticker = asyncio.get_running_loop().create_task(self._tick(message, since))
 
     def clear_status(self) -> None:
         """Remove the status line, if one is shown (and stop counting the seconds)."""
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
-        self._counting = None
         if self._status_shown:
             self._write(_CLEAR_LINE)
             self._status_shown = False
@@ -180,15 +178,12 @@ class Screen:
         self._write(_CLEAR_LINE + styled(line, "dim", color=self._color))
         self._status_shown = True
 
-    async def _tick(self) -> None:
+    async def _tick(self, message: str, since: float) -> None:
         while True:
             await self._sleep(1)  # the count goes up each second
-            self._show_count()
+            self._show_count(message, since)
 
-    def _show_count(self) -> None:
-        if self._counting is None:
-            return
-        message, since = self._counting
+    def _show_count(self, message: str, since: float) -> None:
         seconds = max(0, int(self._clock() - since))
         self._show_status(f"{message} ({seconds} s)")
 
@@ -230,7 +225,7 @@ class _Wrap:
             return ""
         if self._column == 0:  # a line's own leading spaces (a list, a code block) stay
             lead = self._indent + self._spaces
-        elif self._column + len(self._spaces) + cells(word) > max(_MIN_WIDTH, self._width()):
+        elif self._column + len(self._spaces) + cells(word) > self._width():
             lead = "\n" + self._indent
             self._column = 0
         else:

@@ -30,7 +30,6 @@ terminal, it first says on stderr what to type and how to finish (Ctrl-D).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 from collections.abc import Awaitable, Callable, Iterable, Iterator
@@ -41,6 +40,7 @@ from typing import IO, TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent.models import KEY_PROBLEMS
+from agent.terminal import is_terminal
 from errors import (
     Assisted,
     ErrorAction,
@@ -223,10 +223,7 @@ def run(
     reconfigure = getattr(stdin, "reconfigure", None)
     if callable(reconfigure):  # bytes that are not UTF-8 become lone surrogates, not a crash
         reconfigure(errors="surrogateescape")
-    terminal = False
-    with contextlib.suppress(AttributeError, ValueError):  # no isatty, or closed: no terminal
-        terminal = stdin.isatty()
-    if terminal:
+    if is_terminal(stdin):
         stderr.write(TERMINAL_HINT + "\n")
         stderr.flush()
     mode: LlmMode | None = "always" if llm is True else (llm or None)

@@ -116,7 +116,8 @@ def start(
             raise TracingUnavailable() from None
         write(f"{_MISSING}; running without traces.\n")
         return None
-    instrument(provider, content=_content(env))
+    content = env.get("AGENT_OTEL_CONTENT", "").strip().lower() in _TRUE
+    instrument(provider, content=content)
     return Session(provider)
 
 
@@ -201,10 +202,6 @@ def _timeout(env: Mapping[str, str]) -> float | None:
     """None (the exporter reads its variables) when one is set, else `EXPORT_TIMEOUT_S`."""
     names = ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
     return None if any(env.get(name, "").strip() for name in names) else EXPORT_TIMEOUT_S
-
-
-def _content(env: Mapping[str, str]) -> bool:
-    return env.get("AGENT_OTEL_CONTENT", "").strip().lower() in _TRUE
 
 
 def _version() -> str:

@@ -25,6 +25,7 @@ from agent.conversation import Conversation
 from agent.history import History, Saved, turns_of
 from agent.loop import Answer
 from agent.signals import stopped_by, write_out
+from agent.terminal import is_terminal
 from resilience import Event, Listener, recording_attempts
 
 if TYPE_CHECKING:
@@ -290,7 +291,7 @@ def make_screen(stdout: IO[str], env: Mapping[str, str]) -> Screen:
     status line (in colour, unless NO_COLOR) where the terminal can move its cursor; plain
     text, with no control codes at all, under TERM=dumb or off a terminal."""
     write = functools.partial(write_out, stdout)  # all of it, or the session stops
-    if not _isatty(stdout):
+    if not is_terminal(stdout):
         return Screen(write)
     capable = env.get("TERM", "").strip().lower() not in _DUMB_TERMINALS
     color = capable and not env.get("NO_COLOR")
@@ -309,13 +310,6 @@ def _width(stdout: IO[str], env: Mapping[str, str]) -> int:
         return os.get_terminal_size(stdout.fileno()).columns
     except (AttributeError, OSError, ValueError):
         return 80
-
-
-def _isatty(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 @contextlib.contextmanager

@@ -43,22 +43,16 @@ SIGPIPE = int(getattr(signal, "SIGPIPE", 13))  # a closed stdout, where the plat
 # terminal went away), where the platform has them.
 _STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
-
-class _Reason:
-    """Why the command is stopping: the first signal number `stop` was given, or None."""
-
-    signum: int | None = None
-
-
-_reason = _Reason()
+_first_signal: int | None = None  # why the command is stopping: what `stop` was given first
 
 
 def stop(signum: int) -> None:
     """End what is running as Ctrl-C does, for `signum`: the SIGINT handler of the moment runs
     (asyncio's cancels the running turn and returns; Python's raises KeyboardInterrupt), and
     nothing more is read from stdin. The first reason given is kept for `exit_code`."""
-    if _reason.signum is None:
-        _reason.signum = signum
+    global _first_signal
+    if _first_signal is None:
+        _first_signal = signum
         # A prompt reads the end of input at once, even when `input` dropped the
         # KeyboardInterrupt (it clears one raised as it flushes stdout, just before it reads).
         silence(sys.stdin)
@@ -71,7 +65,7 @@ def stop(signum: int) -> None:
 def stopped_by() -> int | None:
     """The signal `stop` was given first in this command (SIGTERM, SIGHUP, SIGPIPE), or None:
     a KeyboardInterrupt with no reason is Ctrl-C itself."""
-    return _reason.signum
+    return _first_signal
 
 
 def exit_code() -> int:
@@ -84,7 +78,8 @@ def stopping_on_signals() -> Iterator[None]:
     """While inside, SIGTERM and SIGHUP `stop` the command as Ctrl-C does; the handlers they
     had come back after. A signal the command was started ignoring (`nohup`) stays ignored.
     Only the main thread can set handlers; elsewhere nothing changes."""
-    _reason.signum = None
+    global _first_signal
+    _first_signal = None
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in _STOPPING:
@@ -97,7 +92,7 @@ def stopping_on_signals() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-        _reason.signum = None
+        _first_signal = None
 
 
 def _on_signal(signum: int, _frame: FrameType | None) -> None:

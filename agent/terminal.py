@@ -15,8 +15,9 @@ and marks, the line and paragraph separators and the byte order mark. So `RLO` c
 character and loses the rest: accents and vowel signs stay, a flood that would smear over the
 lines around it does not.
 
-`styled` colours a line for a colour terminal, and `cells` says how many columns text takes
-there (wide East Asian characters take two, combining marks none).
+`styled` colours a line for a colour terminal, `cells` says how many columns text takes
+there (wide East Asian characters take two, combining marks none), and `is_terminal` whether a
+stream is one at all.
 
 Streamed text arrives in pieces, and a sequence may be split between two: `TerminalStream`
 holds back an unfinished sequence at the end of a piece until the next one completes it, and
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import IO
 
 from errors._redact import CONTROL, MAX_MARKS, UNSEEN, thin_marks
 
@@ -35,6 +37,7 @@ __all__ = [
     "TerminalStream",
     "cells",
     "for_terminal",
+    "is_terminal",
     "styled",
 ]
 
@@ -97,6 +100,14 @@ def cells(text: str) -> int:
         0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
         for ch in text
     )
+
+
+def is_terminal(stream: IO[str]) -> bool:
+    """Whether `stream` is a terminal (one without `isatty`, or closed, is not)."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 class TerminalStream:
