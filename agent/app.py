@@ -87,14 +87,11 @@ class Agent:
     limits: Limits = field(default_factory=Limits)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     _turns: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
-    _tool_gate: asyncio.Semaphore | None = None  # made on first use, from the limits
+    # The bound on this agent's tool calls running at once, across its turns.
+    tool_gate: asyncio.Semaphore = field(init=False)
 
-    @property
-    def tool_gate(self) -> asyncio.Semaphore:
-        """The bound on this agent's tool calls running at once, across its turns."""
-        if self._tool_gate is None:
-            self._tool_gate = asyncio.Semaphore(max(1, self.limits.max_concurrent_tools))
-        return self._tool_gate
+    def __post_init__(self) -> None:
+        self.tool_gate = asyncio.Semaphore(max(1, self.limits.max_concurrent_tools))
 
     @property
     def model_name(self) -> str:
@@ -147,10 +144,8 @@ def claude_models(
     key = settings.claude_key
     if key is None:
         raise ValueError(_NO_CLAUDE)
-    primary = (
-        ClaudeModel(api_key=key, model=settings.model, base_url=settings.base_url)
-        if client is None
-        else ClaudeModel(model=settings.model, client=client)
+    primary = ClaudeModel(
+        api_key=key, model=settings.model, base_url=settings.base_url, client=client
     )
     if settings.fallback_model is None:
         return [primary]
@@ -236,11 +231,11 @@ def _models(
     settings: Settings,
     backend: ModelBackend | Sequence[ModelBackend] | None,
     client: anthropic.AsyncAnthropic | None,
-) -> tuple[list[ModelBackend], DeferredModels | None]:
+) -> tuple[ModelBackend | Sequence[ModelBackend], DeferredModels | None]:
     """The models, and, for Claude without a client given, the SDK import to start: the
     models are stand-ins until it is done, so `agent chat` can prompt meanwhile."""
     if backend is not None:
-        return list(backend) if isinstance(backend, Sequence) else [backend], None
+        return backend, None
     if settings.claude_key is None:
         raise ValueError(_NO_CLAUDE)
     if client is not None:  # the SDK is loaded already
@@ -294,30 +289,26 @@ async def ask(
     sentence (unanswered), instead of every question timing out.
     """
 
-    async def answer() -> Answer:
-        agent = await open_agent(
-            settings,
-            http=http,
-            transport=transport,
-            backend=backend,
-            client=client,
-            limits=limits,
-            mcp=mcp,
-            on_notice=on_notice,
-        )
-        if http is not None:  # one bulkhead for every question on this client
-            agent._tool_gate = _tool_gate(http, agent.limits.max_concurrent_tools)
-        try:
-            return await agent.ask(question, conversation)
-        finally:
-            await agent.aclose()
-
-    if admission is None:
-        return await answer()
+    slot = contextlib.nullcontext() if admission is None else admission.slot()
     try:
-        async with admission.slot():
-            return await answer()
-    except Busy:
+        async with slot:
+            agent = await open_agent(
+                settings,
+                http=http,
+                transport=transport,
+                backend=backend,
+                client=client,
+                limits=limits,
+                mcp=mcp,
+                on_notice=on_notice,
+            )
+            if http is not None:  # one bulkhead for every question on this client
+                agent.tool_gate = _tool_gate(http, agent.limits.max_concurrent_tools)
+            try:
+                return await agent.ask(question, conversation)
+            finally:
+                await agent.aclose()
+    except Busy:  # only admission control refuses
         return Answer(BUSY.user_message, answered=False, error=BUSY)
 
 
@@ -372,14 +363,6 @@ class Admission:
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         """Hold one of the slots for the question's run; `Busy` if none comes in time."""
-        await self._enter()
-        try:
-            yield
-        finally:
-            self.in_flight -= 1
-            self._slots.release()
-
-    async def _enter(self) -> None:
         if self._slots.locked() or self.waiting:  # no free slot, or others are first in line
             if self.waiting >= self.max_waiting:
                 raise self._refuse("queue_full")
@@ -394,6 +377,11 @@ class Admission:
         else:
             await self._slots.acquire()
         self.in_flight += 1
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
+            self._slots.release()
 
     def _refuse(self, why: Why) -> Busy:
         self.refused += 1

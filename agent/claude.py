@@ -179,20 +179,8 @@ def new_client(
     `transport` (default: the network) wrapped in `CappedTransport`; build one per process
     and share it (it is costly)."""
     timeout = timeout or http_timeout()
-    return anthropic.AsyncAnthropic(
-        api_key=api_key,
-        base_url=base_url,
-        max_retries=0,  # one retry layer: agent.models.ModelCaller's
-        timeout=timeout,
-        http_client=_http_client(transport, timeout),
-    )
-
-
-def _http_client(
-    transport: httpx2.AsyncBaseTransport | None, timeout: httpx2.Timeout
-) -> httpx2.AsyncClient:
-    """The SDK's own defaults (connection limits, redirects, TCP keep-alive, proxies from the
-    environment), every transport capped."""
+    # The SDK's own defaults (connection limits, redirects, TCP keep-alive, proxies from the
+    # environment), every transport capped.
     mounts: dict[str, httpx2.AsyncBaseTransport | None] = {}
     if transport is None:
         transport = httpx2.AsyncHTTPTransport(**_network())
@@ -202,8 +190,14 @@ def _http_client(
                 if proxy is None
                 else CappedTransport(httpx2.AsyncHTTPTransport(proxy=proxy, **_network()))
             )
-    return anthropic.DefaultAsyncHttpxClient(
-        transport=CappedTransport(transport), mounts=mounts, timeout=timeout
+    return anthropic.AsyncAnthropic(
+        api_key=api_key,
+        base_url=base_url,
+        max_retries=0,  # one retry layer: agent.models.ModelCaller's
+        timeout=timeout,
+        http_client=anthropic.DefaultAsyncHttpxClient(
+            transport=CappedTransport(transport), mounts=mounts, timeout=timeout
+        ),
     )
 
 

@@ -26,9 +26,8 @@ system prompt tells the model never to obey.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol, cast
 
 from errors import redact
@@ -80,12 +79,22 @@ def to_model(text: str, *, source: str = "") -> str:
 
 
 class TurnScope:
-    """The part of the history one turn adds; rolled back unless `commit` is called."""
+    """The part of the history one turn adds; a context manager that rolls it back on the
+    way out (on error too) unless `commit` was called."""
 
     def __init__(self, conversation: Conversation) -> None:
         self._conversation = conversation
         self.start = len(conversation)
         self.committed = False
+
+    def __enter__(self) -> TurnScope:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Forget everything the turn added, unless it was committed."""
+        if not self.committed and len(self._conversation) > self.start:
+            del self._conversation._messages[self.start :]
+            self._conversation._reported_tokens = 0
 
     def commit(self) -> None:
         """Keep what the turn added (and hand it to the conversation's keeper, if any)."""
@@ -102,12 +111,6 @@ class TurnScope:
         self._conversation._reported_tokens = 0
         self.start = 0
         return True
-
-    def rollback(self) -> None:
-        """Forget everything this turn added."""
-        if len(self._conversation) > self.start:
-            del self._conversation._messages[self.start :]
-            self._conversation._reported_tokens = 0
 
 
 class Keeper(Protocol):
@@ -139,15 +142,9 @@ class Conversation:
     def __len__(self) -> int:
         return len(self._messages)
 
-    @contextlib.contextmanager
-    def turn(self) -> Iterator[TurnScope]:
+    def turn(self) -> TurnScope:
         """A scope for one turn: rolled back on the way out unless committed (or on error)."""
-        scope = TurnScope(self)
-        try:
-            yield scope
-        finally:
-            if not scope.committed:
-                scope.rollback()
+        return TurnScope(self)
 
     def add_user_text(self, text: str) -> None:
         """A new question, across `to_model`; merged into a trailing user message (e.g.

@@ -514,7 +514,7 @@ async def _loaded(models: Sequence[ModelBackend], deadline: Deadline | None) -> 
     """Wait for any model whose SDK is still loading (`DeferredModels`) before the
     first attempt: loading is not asking, so it spends no attempt's time, only the turn's (a
     load still going when that runs out is left to the engine, which reports the deadline)."""
-    waits = [ready() for model in models if (ready := getattr(model, "ready", None))]
+    waits = [model.ready() for model in models if isinstance(model, _Deferred)]
     if not waits:
         return
     limit = None if deadline is None else max(0.0, deadline.remaining())

@@ -191,10 +191,21 @@ class ToolRound:
             key = (use.name, json.dumps(use.input, sort_keys=True, default=str))
             if self._failures[key]:
                 span.fail(REPEATED)
-                return self._repeated(use.id, key), ()
+                self._failures[key] += 1
+                log.warning(
+                    "agent.repeated_call", repeats=self._failures[key], **REPEATED.log_fields()
+                )
+                return result_block(use.id, REPEATED.user_message, is_error=True), ()
             result = await self._dispatch(use.name, use.input, timeout_s)
             _trace(span, result)
-            return self._settle(use.id, key, result), result.attempts
+            if result.is_error:
+                self._failures[key] += 1
+            error_type = result.error.error_type if result.error else None
+            log.info("agent.tool_result", is_error=result.is_error, error_type=error_type)
+            # On error, the content is only the error-to-action sentence.
+            source = self._registry.source_of(use.name)
+            block = result_block(use.id, result.content, is_error=result.is_error, source=source)
+            return block, result.attempts
 
     async def _dispatch(self, name: str, tool_input: object, timeout_s: float) -> ToolResult:
         """The registry's result, bounded by `timeout_s` (the registry's job, not ours),
@@ -223,19 +234,3 @@ class ToolRound:
         log.error(event, source=SOURCE, **result.log_fields())
         attempt = Event("failed", name[:80], SOURCE, 1, 0.0, result.error_type, result.action.value)
         return ToolResult.failed(result, (attempt,))
-
-    def _settle(
-        self, tool_use_id: str, key: tuple[str, str], result: ToolResult
-    ) -> ToolResultBlockParam:
-        if result.is_error:
-            self._failures[key] += 1
-        error_type = result.error.error_type if result.error else None
-        log.info("agent.tool_result", is_error=result.is_error, error_type=error_type)
-        source = self._registry.source_of(key[0])
-        # On error, the content is only the error-to-action sentence.
-        return result_block(tool_use_id, result.content, is_error=result.is_error, source=source)
-
-    def _repeated(self, tool_use_id: str, key: tuple[str, str]) -> ToolResultBlockParam:
-        self._failures[key] += 1
-        log.warning("agent.repeated_call", repeats=self._failures[key], **REPEATED.log_fields())
-        return result_block(tool_use_id, REPEATED.user_message, is_error=True)
