@@ -102,7 +102,7 @@ def classify(
     result = _result(kind, facts, operation, action, wait, retry_count)
     verdict = Verdict(result, facts, kind, Step.RETRY, wait, operation, retry_count)
     if not action.retries or verdict.beyond_cap:
-        verdict = Verdict(result, facts, kind, kind.then, wait, operation, retry_count)
+        return replace(verdict, step=kind.then)
     return verdict
 
 

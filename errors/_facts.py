@@ -44,40 +44,43 @@ __all__ = [
 
 
 class Signal(StrEnum):
-    """What a failure is, as the error says it; the rule table decides what it means."""
+    """What a failure is, as the error says it; the rule table decides what it means.
 
-    STATUS = "status"  # an HTTP status (and maybe an upstream error type) says it all
-    TIMEOUT = "timeout"
-    NETWORK = "network"  # refused, reset, DNS, a server that hung up
-    SERVER = "server"  # the service failed on its side (5xx by name, gRPC INTERNAL)
-    CAPACITY = "capacity"  # overloaded, too many connections: busy, not broken
-    LATER = "later"  # the service asks to be tried later and says no more ("try again later")
-    RATE_LIMIT = "rate_limit"  # too many requests in a short window
-    QUOTA = "quota"  # an allowance or balance is spent
-    DECLINED = "declined"  # a card or payment was declined
-    CONFLICT = "conflict"  # a concurrent change won (deadlock, stale version): try again
-    EXISTS = "exists"  # the thing to create is already there
-    IDEMPOTENCY = "idempotency"  # a request key reused for a different request
-    TOO_LONG = "too_long"  # a prompt or conversation longer than the model takes
-    TOO_LARGE = "too_large"  # a request, a message or a file larger than the service takes
-    BAD_REQUEST = "bad_request"  # the service found the request malformed
-    INVALID_INPUT = "invalid_input"  # a validation error names what is wrong
-    NOT_FOUND = "not_found"
-    GONE = "gone"  # nothing there to get (deleted, no longer there, or not carried by a source)
-    BAD_CREDENTIALS = "bad_credentials"
-    EXPIRED_TOKEN = "expired_token"  # noqa: S105 - a signal name, not a secret
+    Most telling first: of the signals an error gives, the first in this order names its
+    record (`errors._text.primary`). A bare status and nothing at all come last."""
+
+    DEADLINE = "deadline"  # the call's time budget is spent (ours alone: never read from words)
+    SKIPPED = "skipped"  # a source's circuit is open (ours alone)
     MISSING_KEY = "missing_key"
-    FORBIDDEN = "forbidden"  # a remote permission
-    PERMISSION = "permission"  # a local permission (file, socket), not an HTTP one
-    RECIPIENT_GONE = "recipient_gone"  # the person to reach blocked or never started the chat
-    CERTIFICATE = "certificate"  # a TLS certificate that is not trusted, expired or misnamed
     DISK_FULL = "disk_full"
     OUT_OF_MEMORY = "out_of_memory"
     RESOURCE_LIMIT = "resource_limit"  # open files, processes: a limit of this machine
+    PERMISSION = "permission"  # a local permission (file, socket), not an HTTP one
+    CERTIFICATE = "certificate"  # a TLS certificate that is not trusted, expired or misnamed
+    DECLINED = "declined"  # a card or payment was declined
+    TOO_LONG = "too_long"  # a prompt or conversation longer than the model takes
+    TOO_LARGE = "too_large"  # a request, a message or a file larger than the service takes
+    IDEMPOTENCY = "idempotency"  # a request key reused for a different request
+    EXISTS = "exists"  # the thing to create is already there
+    QUOTA = "quota"  # an allowance or balance is spent
+    CAPACITY = "capacity"  # overloaded, too many connections: busy, not broken
+    RATE_LIMIT = "rate_limit"  # too many requests in a short window
+    RECIPIENT_GONE = "recipient_gone"  # the person to reach blocked or never started the chat
+    EXPIRED_TOKEN = "expired_token"  # noqa: S105 - a signal name, not a secret
+    BAD_CREDENTIALS = "bad_credentials"
+    FORBIDDEN = "forbidden"  # a remote permission
+    TIMEOUT = "timeout"
+    CONFLICT = "conflict"  # a concurrent change won (deadlock, stale version): try again
+    LATER = "later"  # the service asks to be tried later and says no more ("try again later")
+    GONE = "gone"  # nothing there to get (deleted, no longer there, or not carried by a source)
+    NOT_FOUND = "not_found"
+    INVALID_INPUT = "invalid_input"  # a validation error names what is wrong
+    BAD_REQUEST = "bad_request"  # the service found the request malformed
+    SERVER = "server"  # the service failed on its side (5xx by name, gRPC INTERNAL)
+    NETWORK = "network"  # refused, reset, DNS, a server that hung up
     BAD_DATA = "bad_data"
-    DEADLINE = "deadline"
-    SKIPPED = "skipped"
     INTERNAL = "internal"
+    STATUS = "status"  # an HTTP status (and maybe an upstream error type) says it all
     UNKNOWN = "unknown"
 
 

@@ -13,7 +13,6 @@ text, and the spans they find are masked in the original.
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -114,11 +113,9 @@ def register_secret(value: str) -> None:
     _by_value = re.compile("|".join(re.escape(form) for form in ordered))
 
 
-@functools.cache
-def _any_case() -> re.Pattern[str]:
-    """Every pattern in one, ignoring case: for the rare text whose lower case is longer
-    ("İ"), so spans found in it would not line up. Compiled when first needed (1.5 ms)."""
-    return re.compile("|".join(pattern for _, pattern in _PATTERNS), re.IGNORECASE)
+# Every pattern in one, ignoring case: for the rare text whose lower case is longer ("İ"), so
+# spans found in it would not line up. `re` compiles it when first needed (1.5 ms) and caches it.
+_ANY_CASE = "|".join(pattern for _, pattern in _PATTERNS)
 
 
 def _forms(secret: str) -> tuple[str, ...]:
@@ -132,7 +129,7 @@ def redact(text: str) -> str:
         text = _by_value.sub(_MASK, text)
     lowered = text.lower()
     if len(lowered) != len(text):  # a character whose lower case is longer: match any case
-        return _any_case().sub(_keep_label, text)
+        return re.sub(_ANY_CASE, _keep_label, text, flags=re.IGNORECASE)
     spans = _secret_spans(lowered)
     if not spans:
         return text
@@ -218,9 +215,9 @@ def for_outside(text: str) -> str:
 # --- a flood of combining marks -------------------------------------------------------------
 
 MAX_MARKS = 4  # combining marks kept on one base character; more are a flood
-# A run of characters at U+0300 or above: every combining mark is in one. Only runs long
-# enough to hold a flood are read character by character. (Written as "not below U+0300":
-# the same set, compiled ten times faster than the range up to U+10FFFF, on every start.)
+# A run of characters at U+0300 or above: every combining mark is in one, and only these runs
+# are read character by character. (Written as "not below U+0300": the same set, compiled ten
+# times faster than the range up to U+10FFFF, on every start.)
 _HIGH = re.compile("[^\x00-\u02ff]+")
 _MARKS = frozenset({"Mn", "Me"})  # nonspacing and enclosing marks: they stack on one cell
 
@@ -238,12 +235,8 @@ def thin_marks(text: str, marks: int) -> tuple[str, int]:
     out: list[str] = []
     done, ending = 0, 0
     for run in _HIGH.finditer(text):
-        chars = run.group()
         before = marks if run.start() == 0 else 0  # a character below U+0300 is no mark
-        if before + len(chars) <= MAX_MARKS:  # too short to hold a flood
-            ending = _trailing_marks(chars, before)
-            continue
-        kept, ending = _marks_kept(chars, before)
+        kept, ending = _marks_kept(run.group(), before)
         out += [text[done : run.start()], kept]
         done = run.end()
     out.append(text[done:])
@@ -262,13 +255,3 @@ def _marks_kept(run: str, marks: int) -> tuple[str, int]:
             marks = 0
         kept.append(char)
     return "".join(kept), marks
-
-
-def _trailing_marks(text: str, before: int) -> int:
-    """How many combining marks end `text` (and `before` more, if it is all marks)."""
-    count = 0
-    for char in reversed(text):
-        if unicodedata.category(char) not in _MARKS:
-            return count
-        count += 1
-    return before + count

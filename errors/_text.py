@@ -627,38 +627,9 @@ def _noun_before(text: str) -> str:
 
 # --- facts from a text -------------------------------------------------------------------
 
-# The signal that names a record, most telling first (the rule table looks at them all).
-_PRECEDENCE = (
-    Signal.MISSING_KEY,
-    Signal.DISK_FULL,
-    Signal.OUT_OF_MEMORY,
-    Signal.RESOURCE_LIMIT,
-    Signal.PERMISSION,
-    Signal.CERTIFICATE,
-    Signal.DECLINED,
-    Signal.TOO_LONG,
-    Signal.TOO_LARGE,
-    Signal.IDEMPOTENCY,
-    Signal.EXISTS,
-    Signal.QUOTA,
-    Signal.CAPACITY,
-    Signal.RATE_LIMIT,
-    Signal.RECIPIENT_GONE,
-    Signal.EXPIRED_TOKEN,
-    Signal.BAD_CREDENTIALS,
-    Signal.FORBIDDEN,
-    Signal.TIMEOUT,
-    Signal.CONFLICT,
-    Signal.LATER,
-    Signal.GONE,
-    Signal.NOT_FOUND,
-    Signal.INVALID_INPUT,
-    Signal.BAD_REQUEST,
-    Signal.SERVER,
-    Signal.NETWORK,
-    Signal.BAD_DATA,
-    Signal.INTERNAL,
-)
+# The signals that may name a record, most telling first (`Signal`'s order): all but a bare
+# status and nothing. The rule table looks at them all.
+_NAMING = tuple(signal for signal in Signal if signal not in {Signal.STATUS, Signal.UNKNOWN})
 
 
 _NOT_A_SIGNAL = frozenset({Signal.STATUS})  # a status is read as a number, not from words
@@ -929,8 +900,8 @@ _TRANSIENT = frozenset(
 
 
 def primary(signals: frozenset[Signal], status: int | None) -> Signal:
-    """The one signal that names the record."""
-    for signal in _PRECEDENCE:
+    """The one signal that names the record: the first of `signals` in `Signal`'s order."""
+    for signal in _NAMING:
         if signal in signals:
             return signal
     return Signal.STATUS if status is not None else Signal.UNKNOWN

@@ -293,9 +293,14 @@ class _Call(Generic[T]):
         """The latest attempt failed: say so, with what follows (a retry's wait, or not)."""
         wait = state.upcoming_sleep if reason in _RETRYING else None
         self.emit(
-            "failed", name, number=state.attempt_number, since=self._started,
-            verdict=self.last, next=reason, wait_s=wait,
-        )  # fmt: skip
+            "failed",
+            name,
+            number=state.attempt_number,
+            since=self._started,
+            verdict=self.last,
+            next=reason,
+            wait_s=wait,
+        )
 
     def _gave_up(
         self,

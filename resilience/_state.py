@@ -64,17 +64,17 @@ _PREFIX = "failsafe-agent"
 
 # --- shared through Redis ------------------------------------------------------------------------
 
-# The server's own clock, in seconds, for every script.
+# The server's own clock, in seconds, for every script; and, for a breaker's, when its circuit
+# lets a probe through (0: closed).
 _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) + tonumber(t[2]) / 1000000\n"
-_ALLOW = f"""{_NOW}
-local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+_OPEN_UNTIL = _NOW + "local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')\n"
+_ALLOW = f"""{_OPEN_UNTIL}
 if open_until == 0 then return 1 end
 if now < open_until then return 0 end
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return 1 end
 return 0
 """
-_FAILURE = f"""{_NOW}
-local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+_FAILURE = f"""{_OPEN_UNTIL}
 local half_open = open_until > 0 and now >= open_until
 local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
 redis.call('DEL', KEYS[2])
@@ -87,16 +87,14 @@ end
 redis.call('EXPIRE', KEYS[1], 3600)
 return 0
 """
-_HOLD = f"""{_NOW}
-local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+_HOLD = f"""{_OPEN_UNTIL}
 local held = math.max(open_until, now + tonumber(ARGV[1]))
 redis.call('HSET', KEYS[1], 'until', tostring(held))
 redis.call('EXPIRE', KEYS[1], math.ceil(held - now) + 3600)
 redis.call('DEL', KEYS[2])
 return 1
 """
-_REMAINING = f"""{_NOW}
-local open_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+_REMAINING = f"""{_OPEN_UNTIL}
 if open_until == 0 then return '-1' end
 return tostring(math.max(0, open_until - now))
 """
