@@ -33,17 +33,23 @@ print("\\nMODULES " + json.dumps(sorted(sys.modules)))
 """
 
 
+def _clean_env() -> dict[str, str]:
+    """This environment without the agent's, the SDK's and OpenTelemetry's settings, as a
+    person's may be; but the test's own folder for saved conversations (`tests/conftest.py`)."""
+    drop = ("ANTHROPIC_", "AGENT_", "OTEL_")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    return clean | {"AGENT_DATA_DIR": os.environ["AGENT_DATA_DIR"]}
+
+
 def _modules(argv: list[str], stdin: str = "", env: dict[str, str] | None = None) -> set[str]:
     """Every module `agent ARGV` had imported by its end, run in a fresh interpreter."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_"))}
-    clean = {k: v for k, v in clean.items() if not k.startswith("OTEL_")}
     done = subprocess.run(  # noqa: S603 - our own interpreter and script
         [sys.executable, "-c", _SCRIPT, json.dumps(argv)],
         input=stdin,
         capture_output=True,
         text=True,
         cwd=REPO,
-        env={**clean, **(env or {})},
+        env={**_clean_env(), **(env or {})},
         timeout=120,
         check=False,
     )
@@ -97,11 +103,9 @@ def _process_state(argv: list[str], stdin: str = "") -> dict[str, object]:
     """`agent ARGV` as the console script runs it: whether the collector was off while the
     command loaded and on once its work began, how many objects were frozen then, whether the
     error reader's vocabulary was built by the end."""
-    drop = ("ANTHROPIC_", "AGENT_", "OTEL_")
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     done = subprocess.run(  # noqa: S603 - our own interpreter and script
         [sys.executable, "-c", _PROCESS, json.dumps(argv)],
-        input=stdin, capture_output=True, text=True, cwd=REPO, env=clean, timeout=120,
+        input=stdin, capture_output=True, text=True, cwd=REPO, env=_clean_env(), timeout=120,
         check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
